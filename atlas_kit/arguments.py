@@ -1,0 +1,108 @@
+"""Checking a tool call's arguments against its `input_schema`, in words a model can act on.
+
+Messages name the argument and the rule, never the value the model sent.
+Policy limits a schema cannot express live in the tool handlers. Taught in chapter 08.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+import json
+from typing import Any
+
+import jsonschema
+
+__all__ = ["ArgumentProblem", "check_arguments", "check_schema"]
+
+_TYPE_WORDS = {
+    "integer": "a whole number",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
+
+
+class ArgumentProblem(tuple):
+    """(argument, message): the argument to change (or None) and what the model should do."""
+
+    __slots__ = ()
+
+    def __new__(cls, argument: str | None, message: str) -> "ArgumentProblem":
+        return super().__new__(cls, (argument, message))
+
+    @property
+    def argument(self) -> str | None:
+        return self[0]
+
+    @property
+    def message(self) -> str:
+        return self[1]
+
+
+def check_schema(schema: Any, *, tool: str) -> None:
+    """Refuse, at registration, an input_schema that is not a valid JSON Schema object."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        raise ValueError(
+            f"Tool {tool!r}: input_schema must be a JSON Schema dict with \"type\": \"object\"; "
+            "every Anthropic tool needs one, even with no properties."
+        )
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ValueError(f"Tool {tool!r}: input_schema is not valid JSON Schema ({exc.message}); fix the schema.") from None
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_json: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads(schema_json))
+
+
+def check_arguments(schema: dict[str, Any], args: Any) -> ArgumentProblem | None:
+    """Return the first problem with `args`, or None when they satisfy the schema."""
+    if not isinstance(args, dict):
+        return ArgumentProblem(None, "The tool input must be a JSON object of named arguments; call the tool again with one.")
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    errors = sorted(validator.iter_errors(args), key=lambda e: (len(e.path), e.validator != "required"))
+    if not errors:
+        return None
+    return _describe(errors[0], schema, args)
+
+
+def _describe(err: jsonschema.ValidationError, schema: dict[str, Any], args: dict[str, Any]) -> ArgumentProblem:
+    props = schema.get("properties", {})
+    names = ", ".join(sorted(props)) or "none"
+    if err.validator == "required":
+        missing = [n for n in err.validator_value if n not in args and n in props]
+        name = missing[0] if missing else None
+        if name:
+            return ArgumentProblem(name, f"Argument {name} is required; call the tool again with it.")
+        return ArgumentProblem(None, "A required argument is missing; check the tool's input_schema and call again.")
+    if err.validator == "additionalProperties" and not err.path:
+        return ArgumentProblem(None, f"An argument this tool does not take was passed; it accepts only: {names}.")
+    top = err.path[0] if err.path else None
+    name = top if isinstance(top, str) and top in props else None
+    if name is None:
+        return ArgumentProblem(None, "The arguments do not match the tool's input_schema; check each argument's type and call again.")
+    rule = err.schema if isinstance(err.schema, dict) else {}
+    v = err.validator
+    if v == "type":
+        want = rule.get("type")
+        words = " or ".join(_TYPE_WORDS.get(t, str(t)) for t in (want if isinstance(want, list) else [want]))
+        text = f"Argument {name} must be {words}."
+    elif v == "enum":
+        text = f"Argument {name} must be one of: {', '.join(str(x) for x in err.validator_value)}."
+    elif v in ("minimum", "exclusiveMinimum"):
+        text = f"Argument {name} must be at least {err.validator_value}."
+    elif v in ("maximum", "exclusiveMaximum"):
+        text = f"Argument {name} must be at most {err.validator_value}."
+    elif v == "minLength":
+        text = f"Argument {name} must not be empty."
+    elif v == "maxLength":
+        text = f"Argument {name} must be at most {err.validator_value} characters."
+    elif v in ("pattern", "format") and rule.get("examples"):
+        text = f"Argument {name} must look like {rule['examples'][0]}."
+    else:
+        text = f"Argument {name} is not in the form its schema describes."
+    return ArgumentProblem(name, text + " Change it and call the tool again.")

@@ -1,0 +1,252 @@
+"""The dispatcher: runs one assistant message's `tool_use` blocks and never raises.
+
+Exactly one `tool_result` per issued id, in order. Transient failures are retried
+here, not by the model; a repeated (tool, args, error) triple is reported as a loop
+break for the agent loop to act on. Taught in chapters 06 and 09.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from .arguments import check_arguments, check_schema
+from .errors import ErrorCode, ToolError, ToolFailure, retry_changed, stop, tool_error
+from .trace import Trace
+
+__all__ = ["CallContext", "DispatchResult", "Dispatcher", "Failure", "LoopBreak", "RetryPolicy", "Tool", "Transient"]
+
+
+class Transient(Exception):
+    """Raised by a handler for a failure worth retrying unchanged (timeout, 429, outage)."""
+
+    def __init__(self, raw: str, *, retry_after: float | None = None, kind: str = "unavailable"):
+        super().__init__(raw)
+        self.raw, self.retry_after, self.kind = raw, retry_after, kind
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What a handler learns about its call. The idempotency key is stable across harness retries."""
+
+    tool_use_id: str
+    attempt: int
+    idempotency_key: str | None
+
+
+@dataclass
+class Tool:
+    """A callable plus its Anthropic tool definition. `handler(args, ctx)` returns the result."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    handler: Callable[[dict[str, Any], CallContext], Any]
+    side_effect: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.replace("_", "").isalnum():
+            raise ValueError(f"Tool name {self.name!r} must be letters, digits and underscores, as the API requires.")
+        if not isinstance(self.description, str) or len(self.description.strip()) < 20:
+            raise ValueError(f"Tool {self.name!r}: write a description of at least a sentence, as for a new hire.")
+        check_schema(self.input_schema, tool=self.name)
+        if not callable(self.handler):
+            raise TypeError(f"Tool {self.name!r}: handler must be callable as handler(args, ctx).")
+
+    def definition(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed call as the dispatcher knows it: the contract error and the raw text underneath."""
+
+    tool: str
+    error: ToolError
+    raw: str
+
+
+def contract_style(failure: Failure) -> dict[str, Any]:
+    return failure.error.block()
+
+
+@dataclass
+class RetryPolicy:
+    """Harness retries for transient failures: bounded attempts, exponential backoff, injectable sleep."""
+
+    attempts: int = 3
+    base_delay: float = 0.25
+    max_delay: float = 4.0
+    sleep: Callable[[float], None] = time.sleep
+
+    def delay(self, attempt: int, retry_after: float | None) -> float | None:
+        """Seconds to wait before the next attempt, or None when waiting is not worth it."""
+        if retry_after is not None:
+            return retry_after if retry_after <= self.max_delay else None
+        return min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
+
+
+@dataclass(frozen=True)
+class LoopBreak:
+    tool: str
+    args_key: str
+    error: str
+    count: int
+
+
+@dataclass
+class DispatchResult:
+    results: list[dict[str, Any]]
+    failures: list[Failure] = field(default_factory=list)
+    loop_break: LoopBreak | None = None
+
+
+def canonical_args(args: Any) -> str:
+    """Arguments as a stable string: key order and spacing never make two calls differ."""
+    return json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+class Dispatcher:
+    """Runs tool calls for one conversation. Keep one per run: the loop breaker counts across turns."""
+
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        *,
+        retry: RetryPolicy | None = None,
+        trace: Trace | None = None,
+        style: Callable[[Failure], dict[str, Any]] = contract_style,
+        loop_threshold: int = 2,
+        break_loops: bool = True,
+        run_id: str = "run",
+    ) -> None:
+        self.tools: dict[str, Tool] = {}
+        for tool in tools:
+            if not isinstance(tool, Tool):
+                raise TypeError(f"tools must hold Tool objects; got {type(tool).__name__}. Wrap the callable in Tool(...).")
+            if tool.name in self.tools:
+                raise ValueError(f"Two tools are named {tool.name!r}; tool names must be unique.")
+            self.tools[tool.name] = tool
+        if loop_threshold < 2:
+            raise ValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
+        self.retry = retry or RetryPolicy()
+        self.trace = trace if trace is not None else Trace()
+        self.style, self.loop_threshold, self.break_loops, self.run_id = style, loop_threshold, break_loops, run_id
+        self._seen: dict[tuple[str, str, str], int] = {}
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [t.definition() for t in self.tools.values()]
+
+    def dispatch(self, content: Iterable[Any]) -> DispatchResult:
+        """Answer every `tool_use` block in `content` (dicts or SDK objects); never raises."""
+        out = DispatchResult(results=[])
+        answered: set[str] = set()
+        for block in content:
+            if _get(block, "type") != "tool_use":
+                continue
+            use_id = _get(block, "id")
+            if not isinstance(use_id, str) or not use_id or use_id in answered:
+                self.trace.add("unanswerable_block", tool_use_id=repr(use_id)[:80])
+                continue
+            answered.add(use_id)
+            name, args = _get(block, "name"), _get(block, "input")
+            try:
+                result, failure = self._call(use_id, name, args)
+            except Exception as exc:  # a bug in the dispatcher itself still yields one result
+                failure = self._internal(use_id, str(name), exc)
+                result = contract_style(failure)
+            out.results.append(result)
+            if failure is not None:
+                out.failures.append(failure)
+                brk = self._count(failure, args)
+                if brk is not None and out.loop_break is None:
+                    out.loop_break = brk
+        return out
+
+    def _call(self, use_id: str, name: Any, args: Any) -> tuple[dict[str, Any], Failure | None]:
+        tool = self.tools.get(name) if isinstance(name, str) else None
+        self.trace.add("call", tool_use_id=use_id, tool=name if tool else "<unknown>", args=canonical_args(args)[:2000])
+        if tool is None:
+            names = ", ".join(sorted(self.tools))
+            err = tool_error(
+                use_id, ErrorCode.INVALID_ARGUMENT, f"No tool has that name; the tools available are: {names}.",
+                next=retry_changed("name", "Call one of the listed tools instead."),
+            )
+            return self._fail("<unknown>", err, raw=f"KeyError: no tool named {name!r}")
+        problem = check_arguments(tool.input_schema, args)
+        if problem is not None:
+            err = tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message,
+                             next=retry_changed(problem.argument or "input", "Fix that argument and call again."))
+            return self._fail(tool.name, err, raw=f"ValidationError: {problem.message}")
+        return self._run(tool, use_id, args)
+
+    def _run(self, tool: Tool, use_id: str, args: dict[str, Any]) -> tuple[dict[str, Any], Failure | None]:
+        key = f"{self.run_id}:{use_id}" if tool.side_effect else None
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                value = tool.handler(args, CallContext(use_id, attempt, key))
+            except ToolFailure as exc:
+                err = tool_error(use_id, exc.code, exc.message, next=exc.next, detail=exc.detail)
+                return self._fail(tool.name, err, raw=exc.raw or exc.message)
+            except (Transient, TimeoutError) as exc:
+                raw = exc.raw if isinstance(exc, Transient) else f"TimeoutError: {exc}" if str(exc) else "TimeoutError"
+                after = exc.retry_after if isinstance(exc, Transient) else None
+                wait = self.retry.delay(attempt, after) if attempt < self.retry.attempts else None
+                self.trace.add("transient", tool_use_id=use_id, tool=tool.name, attempt=attempt, raw=raw, wait=wait)
+                if wait is None:
+                    return self._gave_up(tool, use_id, attempt, raw)
+                self.retry.sleep(wait)
+                continue
+            except Exception as exc:
+                failure = self._internal(use_id, tool.name, exc)
+                return self.style(failure), failure
+            self.trace.add("result", tool_use_id=use_id, tool=tool.name, attempt=attempt)
+            return {"type": "tool_result", "tool_use_id": use_id, "content": _as_text(value)}, None
+
+    def _gave_up(self, tool: Tool, use_id: str, attempts: int, raw: str) -> tuple[dict[str, Any], Failure]:
+        side = " It may not have been applied; do not repeat it." if tool.side_effect else ""
+        err = tool_error(
+            use_id, ErrorCode.UPSTREAM_UNAVAILABLE,
+            f"The {tool.name} service is not responding right now.{side}",
+            next=stop("Tell the customer it could not be done now, and offer to escalate to a person."),
+            detail=f"gave up after {attempts} attempt(s): {raw}",
+        )
+        return self._fail(tool.name, err, raw=raw)
+
+    def _internal(self, use_id: str, name: str, exc: BaseException) -> Failure:
+        tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        err = tool_error(
+            use_id, ErrorCode.UPSTREAM_UNAVAILABLE, "The tool failed unexpectedly and the request was not completed.",
+            next=stop("Do not call it again; tell the customer it could not be done and offer escalation."), detail=tb,
+        )
+        self.trace.add("error_detail", tool_use_id=use_id, tool=name, code=err.code.value, detail=tb)
+        return Failure(name, err, tb)
+
+    def _fail(self, name: str, err: ToolError, *, raw: str) -> tuple[dict[str, Any], Failure]:
+        self.trace.add("error", tool_use_id=err.tool_use_id, tool=name, code=err.code.value,
+                       branch=err.next.branch.value if err.next else None, detail=err.detail or raw)
+        failure = Failure(name, err, raw)
+        return self.style(failure), failure
+
+    def _count(self, failure: Failure, args: Any) -> LoopBreak | None:
+        args_key = hashlib.sha256(canonical_args(args).encode()).hexdigest()[:16]
+        triple = (failure.tool, args_key, failure.error.code.value)
+        self._seen[triple] = n = self._seen.get(triple, 0) + 1
+        if n < self.loop_threshold:
+            return None
+        self.trace.add("loop_detected", tool=failure.tool, args_key=args_key, code=triple[2], count=n,
+                       acted=self.break_loops)
+        return LoopBreak(failure.tool, args_key, triple[2], n) if self.break_loops else None
+
+
+def _get(block: Any, name: str) -> Any:
+    return block.get(name) if isinstance(block, dict) else getattr(block, name, None)
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

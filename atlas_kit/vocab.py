@@ -1,0 +1,61 @@
+"""Converters between this contract and two neighbouring vocabularies.
+
+The article's schema (`code`, `message`, `retryable`, `suggested_fix`, with
+`permission_denied` and `rate_limited`) and an MCP tool result (`isError`).
+Taught in chapter 03, where the two sources disagree.
+
+Mapping (ours -> article):  not_permitted -> permission_denied; next.say -> suggested_fix;
+every other code keeps its name (limit_exceeded is not in the article's examples).
+Mapping (article -> ours):  permission_denied -> not_permitted; rate_limited ->
+upstream_unavailable (a rate limit that reached the model means the harness's
+retries already failed, so it selects stop); `retryable` is recomputed from our
+table, never trusted from the other side; suggested_fix becomes `next`, with
+retry_changed for invalid_argument and stop for every other code.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import RETRYABLE, Branch, ErrorCode, Next, ToolError, tool_error
+
+__all__ = ["from_article", "to_article", "to_mcp"]
+
+_TO_ARTICLE = {ErrorCode.NOT_PERMITTED: "permission_denied"}
+_FROM_ARTICLE = {
+    "permission_denied": ErrorCode.NOT_PERMITTED,
+    "rate_limited": ErrorCode.UPSTREAM_UNAVAILABLE,
+    **{code.value: code for code in ErrorCode},
+}
+
+
+def to_article(error: ToolError) -> dict[str, Any]:
+    """The article's four-field body for the same error."""
+    body: dict[str, Any] = {
+        "code": _TO_ARTICLE.get(error.code, error.code.value),
+        "message": error.message,
+        "retryable": error.retryable,
+    }
+    if error.next is not None:
+        body["suggested_fix"] = error.next.say
+    return body
+
+
+def from_article(tool_use_id: str, body: dict[str, Any]) -> ToolError:
+    """Read an article-style body into a contract error; unknown codes are refused, not guessed."""
+    if not isinstance(body, dict) or "code" not in body or "message" not in body:
+        raise ValueError("body must be a dict with at least 'code' and 'message' (the article's schema).")
+    code = _FROM_ARTICLE.get(body["code"])
+    if code is None:
+        known = ", ".join(sorted(_FROM_ARTICLE))
+        raise ValueError(f"body['code'] is not a code this contract maps; use one of: {known}.")
+    nxt = None
+    if body.get("suggested_fix"):
+        branch = Branch.RETRY_CHANGED if RETRYABLE[code] else Branch.STOP
+        nxt = Next(branch, body["suggested_fix"])
+    return tool_error(tool_use_id, code, body["message"], next=nxt)
+
+
+def to_mcp(error: ToolError) -> dict[str, Any]:
+    """An MCP `CallToolResult`: the same body as text content, flagged with isError."""
+    return {"content": [{"type": "text", "text": json.dumps(error.body(), ensure_ascii=False)}], "isError": True}
