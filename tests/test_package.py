@@ -12,9 +12,9 @@ LAYERS = [
     {"trace", "errors", "arguments", "vocab"},
     {"dispatch"},
     {"atlas"},
-    {"transport", "replay", "offline", "models", "agent", "pricing"},
+    {"transport", "replay", "reading", "planner", "offline", "models", "agent", "pricing", "display"},
     {"metrics", "experiments", "results"},
-    {"charts", "display", "widgets", "playground", "checks", "cli", "__main__", "__init__"},
+    {"charts", "widgets", "playground", "checks", "cli", "__main__", "__init__"},
 ]
 
 

@@ -1,0 +1,72 @@
+"""Rendering a Run: HTML for Jupyter, plain text for terminals.
+
+Turns, tool calls, results (errors highlighted), the stop reason, token use and
+where the run came from. Used by every chapter that shows a transcript.
+"""
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+__all__ = ["run_html", "run_text"]
+
+_CLIP = 600
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _CLIP else text[:_CLIP] + f" … [{len(text) - _CLIP} more characters]"
+
+
+def _items(run: Any) -> list[tuple[str, str, bool]]:
+    """(who, text, is_error) for every block of the transcript, in order."""
+    out: list[tuple[str, str, bool]] = []
+    for msg in run.messages:
+        content = msg["content"]
+        if isinstance(content, str):
+            out.append((msg["role"], content, False))
+            continue
+        for b in content:
+            if b["type"] == "text":
+                out.append(("assistant", b["text"], False))
+            elif b["type"] == "tool_use":
+                out.append(("tool call", f"{b['name']}({json.dumps(b['input'], ensure_ascii=False)})", False))
+            elif b["type"] == "tool_result":
+                text = b["content"] if isinstance(b["content"], str) else json.dumps(b["content"])
+                out.append(("tool error" if b.get("is_error") else "tool result", text, bool(b.get("is_error"))))
+    return out
+
+
+def _summary(run: Any) -> str:
+    return (f"stop: {run.stop_reason} · steps: {run.steps} · tool calls: {run.tool_calls} · "
+            f"tokens in/out: {run.input_tokens}/{run.output_tokens} · cost: ${run.cost_usd:.4f}")
+
+
+def run_text(run: Any) -> str:
+    lines = [f"[{run.source or run.model}]"]
+    for who, text, is_error in _items(run):
+        mark = "!!" if is_error else "  "
+        lines.append(f"{mark} {who:>11}: {_clip(text)}")
+    lines.append(_summary(run))
+    lines.extend(f"note: {n}" for n in run.notes)
+    return "\n".join(lines)
+
+
+_COLOURS = {"user": "#eef3fb", "assistant": "#f4f4f4", "tool call": "#fdf6e3", "tool result": "#eef8ee", "tool error": "#fde8e8"}
+
+
+def run_html(run: Any) -> str:
+    rows = []
+    for who, text, is_error in _items(run):
+        style = f"background:{_COLOURS[who]};" + ("border-left:4px solid #c62828;" if is_error else "")
+        rows.append(
+            f'<tr style="{style}"><td style="padding:4px 8px;white-space:nowrap;vertical-align:top">'
+            f"<b>{escape(who)}</b></td><td style=\"padding:4px 8px;font-family:monospace;white-space:pre-wrap\">"
+            f"{escape(_clip(text))}</td></tr>"
+        )
+    notes = "".join(f"<div><i>note: {escape(n)}</i></div>" for n in run.notes)
+    return (
+        f'<div class="atlas-run"><div><b>{escape(run.source or run.model)}</b></div>'
+        f'<table style="border-collapse:collapse;width:100%">{"".join(rows)}</table>'
+        f"<div>{escape(_summary(run))}</div>{notes}</div>"
+    )
