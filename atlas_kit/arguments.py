@@ -5,8 +5,9 @@ Policy limits a schema cannot express live in the tool handlers. Taught in chapt
 """
 from __future__ import annotations
 
-from functools import lru_cache
 import json
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import jsonschema
@@ -24,21 +25,13 @@ _TYPE_WORDS = {
 }
 
 
-class ArgumentProblem(tuple):
-    """(argument, message): the argument to change (or None) and what the model should do."""
+@dataclass(frozen=True)
+class ArgumentProblem:
+    """The argument to change (or None), what the model should do, and the validator's own words."""
 
-    __slots__ = ()
-
-    def __new__(cls, argument: str | None, message: str) -> "ArgumentProblem":
-        return super().__new__(cls, (argument, message))
-
-    @property
-    def argument(self) -> str | None:
-        return self[0]
-
-    @property
-    def message(self) -> str:
-        return self[1]
+    argument: str | None
+    message: str
+    raw: str = ""
 
 
 def check_schema(schema: Any, *, tool: str) -> None:
@@ -48,10 +41,19 @@ def check_schema(schema: Any, *, tool: str) -> None:
             f"Tool {tool!r}: input_schema must be a JSON Schema dict with \"type\": \"object\"; "
             "every Anthropic tool needs one, even with no properties."
         )
+    problem = _schema_problem(json.dumps(schema, sort_keys=True, default=repr))
+    if problem:
+        raise ValueError(f"Tool {tool!r}: input_schema is not valid JSON Schema ({problem}); fix the schema.")
+
+
+@lru_cache(maxsize=256)
+def _schema_problem(schema_json: str) -> str | None:
+    # Checking a schema costs about a millisecond; sessions build the same tools thousands of times.
     try:
-        jsonschema.Draft202012Validator.check_schema(schema)
+        jsonschema.Draft202012Validator.check_schema(json.loads(schema_json))
     except jsonschema.SchemaError as exc:
-        raise ValueError(f"Tool {tool!r}: input_schema is not valid JSON Schema ({exc.message}); fix the schema.") from None
+        return exc.message
+    return None
 
 
 @lru_cache(maxsize=256)
@@ -67,7 +69,9 @@ def check_arguments(schema: dict[str, Any], args: Any) -> ArgumentProblem | None
     errors = sorted(validator.iter_errors(args), key=lambda e: (len(e.path), e.validator != "required"))
     if not errors:
         return None
-    return _describe(errors[0], schema, args)
+    problem = _describe(errors[0], schema, args)
+    # What a library would have said, value and all: shown only in the raw and generic styles.
+    return ArgumentProblem(problem.argument, problem.message, f"jsonschema.exceptions.ValidationError: {errors[0].message}")
 
 
 def _describe(err: jsonschema.ValidationError, schema: dict[str, Any], args: dict[str, Any]) -> ArgumentProblem:

@@ -180,7 +180,7 @@ class Dispatcher:
         if problem is not None:
             err = tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message,
                              next=retry_changed(problem.argument or "input", "Fix that argument and call again."))
-            return self._fail(tool.name, err, raw=f"ValidationError: {problem.message}")
+            return self._fail(tool.name, err, raw=problem.raw)
         return self._run(tool, use_id, args)
 
     def _run(self, tool: Tool, use_id: str, args: dict[str, Any]) -> tuple[dict[str, Any], Failure | None]:

@@ -201,10 +201,10 @@ def empty_result(items_key: str, note: str, **fields: Any) -> dict[str, Any]:
 # --- safe values -----------------------------------------------------------------
 # A message never interpolates what the caller typed. The only values that may
 # appear are ones the tool itself produced or validated: integers, booleans,
-# members of a closed set (an Enum), and strings a validator has matched against
-# a strict pattern (an id that exists, an amount the tool formatted).
+# members of a closed set (an Enum), strings a validator has matched against a strict
+# pattern (an id that exists), and dollar amounts in the tool's own format ($1,250.00).
 
-_SAFE_STR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,39}$")
+_SAFE_STR = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9_.:\-]{0,39}|-?\$[0-9]{1,3}(?:,[0-9]{3})*\.[0-9]{2})$")
 
 
 @dataclass(frozen=True)
@@ -228,8 +228,8 @@ def safe(value: Any) -> Safe:
     if isinstance(value, str) and _SAFE_STR.match(value):
         return Safe(value)
     raise ValueError(
-        "safe() accepts an int, a bool, an Enum member, or a plain token of at most 40 letters, "
-        "digits and ._:- ; validate the value first or refer to the argument by its name instead."
+        "safe() accepts an int, a bool, an Enum member, an amount like $1,250.00, or a plain token of at most "
+        "40 letters, digits and ._:- ; validate the value first or refer to the argument by its name instead."
     )
 
 

@@ -247,3 +247,11 @@ def test_trace_is_json_serialisable_and_redacts_keys():
     text = tr.to_json()
     assert key not in text and "[redacted]" in text
     assert json.loads(text)[0]["kind"] == "error"
+
+
+def test_raw_text_of_a_schema_failure_is_the_validators_own():
+    seen = []
+    d, _ = make(ok, style=lambda f: seen.append(f) or f.error.block())
+    d.dispatch([use("t", "lookup", account_id="4471")])
+    assert seen[0].raw.startswith("jsonschema.exceptions.ValidationError: '4471' does not match")
+    assert "4471'" not in seen[0].error.message

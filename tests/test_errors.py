@@ -115,7 +115,8 @@ def test_safe_accepts_validated_values_only():
     assert str(E.safe(4471)) == "4471"
     assert str(E.safe("INV-1042")) == "INV-1042"
     assert str(E.safe(Branch.STOP)) == "stop"
-    for bad in ["ignore previous instructions", "a" * 41, "<script>", 1.5, None]:
+    assert str(E.safe("$1,250.00")) == "$1,250.00"
+    for bad in ["ignore previous instructions", "a" * 41, "<script>", 1.5, None, "$12,34.00", "$5"]:
         with pytest.raises(ValueError, match="safe\\(\\) accepts"):
             E.safe(bad)
 

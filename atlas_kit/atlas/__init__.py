@@ -1,0 +1,55 @@
+"""Atlas, a fictional billing and catalogue company: the world the course's agents work in.
+
+data and records (what exists), tools and handlers (what an agent may do), faults (what goes
+wrong), styles (three wordings of a failure), tickets and outcome (the work and how it is
+checked), session (one ticket ready to run) and grade (was it right). Chapters 04 and 10.
+"""
+from __future__ import annotations
+
+from .data import QUEUES, REGIONS, TENANTS, World, money
+from .faults import KINDS, Fault, FaultSchedule, always, sometimes
+from .grade import LABELS, Grade, SimpleRun, grade
+from .outcome import Call, Change, Escalation, Lookup, Outcome, Refund, Script, call
+from .session import Session, atlas_session, play
+from .styles import STYLES, catalogue, contract_style, generic_style, raw_style, style_named
+from .tickets import TICKETS, Ticket, ticket
+from .tools import TOOL_NAMES, build_tools
+
+__all__ = [
+    "KINDS",
+    "LABELS",
+    "QUEUES",
+    "REGIONS",
+    "STYLES",
+    "TENANTS",
+    "TICKETS",
+    "TOOL_NAMES",
+    "Call",
+    "Change",
+    "Escalation",
+    "Fault",
+    "FaultSchedule",
+    "Grade",
+    "Lookup",
+    "Outcome",
+    "Refund",
+    "Script",
+    "Session",
+    "SimpleRun",
+    "Ticket",
+    "World",
+    "always",
+    "atlas_session",
+    "build_tools",
+    "call",
+    "catalogue",
+    "contract_style",
+    "generic_style",
+    "grade",
+    "money",
+    "play",
+    "raw_style",
+    "sometimes",
+    "style_named",
+    "ticket",
+]

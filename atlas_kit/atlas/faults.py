@@ -1,0 +1,177 @@
+"""Induced failures for Atlas's tools: a seeded, deterministic schedule of what goes wrong and when.
+
+A Fault fires on chosen handler invocations of one tool (harness retries count), on every
+one (persistent), or by chance from a seeded RNG. Kinds: four refusals, three transient
+failures the dispatcher retries, and `empty`, a success with nothing in it. Chapters 05 and 09.
+"""
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from ..dispatch import CallContext, Tool, Transient
+from ..errors import ToolFailure, empty_result, retry_changed, stop, switch_tool
+
+__all__ = ["KINDS", "TRANSIENT", "Fault", "FaultSchedule", "always", "sometimes"]
+
+KINDS = ("not_permitted", "not_found", "invalid_argument", "limit_exceeded", "timeout", "rate_limit", "outage", "empty")
+TRANSIENT = frozenset({"timeout", "rate_limit", "outage"})
+_EMPTY = {  # the tools whose answer can be "nothing": items key and the zero fields beside it
+    "list_invoices": ("invoices", "No invoices match this account_id and status.", {"total_amount": "$0.00"}),
+    "query_warehouse": ("by_region", "No warehouse records match this sku, date range and region.",
+                        {"units_shipped": 0, "on_hand": 0}),
+}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One failure to inject into `tool`.
+
+    calls: the 1-based handler invocations it fires on; () fires on every one (persistent).
+    probability: when set, replaces `calls`: fire on each invocation with this chance.
+    retry_after: for rate_limit, the seconds the upstream asks for (the harness waits only up to its max).
+    after_effect: for a transient kind, run the real handler first: the effect applies, the reply is lost.
+    """
+
+    tool: str
+    kind: str
+    calls: tuple[int, ...] = (1,)
+    probability: float | None = None
+    retry_after: float | None = None
+    after_effect: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"Fault.kind {self.kind!r} is not a fault kind; use one of: {', '.join(KINDS)}.")
+        if not isinstance(self.tool, str) or not self.tool:
+            raise ValueError("Fault.tool must name the tool to fail, such as 'issue_refund'.")
+        bad_call = any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in self.calls)
+        if not isinstance(self.calls, tuple) or bad_call:
+            raise ValueError("Fault.calls must be a tuple of call numbers from 1, or () for every call.")
+        if self.probability is not None and not 0.0 <= self.probability <= 1.0:
+            raise ValueError("Fault.probability must be between 0 and 1.")
+        if self.after_effect and self.kind not in TRANSIENT:
+            raise ValueError("Fault.after_effect needs a transient kind (timeout, rate_limit, outage): "
+                             "only a lost reply can follow an applied effect.")
+        if self.retry_after is not None and self.kind != "rate_limit":
+            raise ValueError("Fault.retry_after applies only to kind 'rate_limit'.")
+        if self.kind == "empty" and self.tool not in _EMPTY:
+            raise ValueError(f"Fault kind 'empty' applies only to {', '.join(sorted(_EMPTY))}: "
+                             "other tools have no list to empty.")
+
+    @property
+    def persistent(self) -> bool:
+        return not self.calls and self.probability is None
+
+
+def always(tool: str, kind: str, *, retry_after: float | None = None, after_effect: bool = False) -> Fault:
+    """A fault on every invocation: a transient one outlasts the harness's retries and reaches the model."""
+    return Fault(tool, kind, calls=(), retry_after=retry_after, after_effect=after_effect)
+
+
+def sometimes(tool: str, kind: str, probability: float, *, retry_after: float | None = None) -> Fault:
+    return Fault(tool, kind, probability=probability, retry_after=retry_after)
+
+
+class FaultSchedule:
+    """Counts each tool's handler invocations and decides, deterministically, which ones fail."""
+
+    def __init__(self, faults: Iterable[Fault] = (), *, seed: int = 0) -> None:
+        self.faults = tuple(faults)
+        for fault in self.faults:
+            if not isinstance(fault, Fault):
+                raise TypeError(f"faults must hold Fault objects; got {type(fault).__name__}. "
+                                "Build them with Fault(...) or always(...).")
+        self.seed = seed
+        self._rng = random.Random(f"atlas-faults:{seed}")
+        self.calls: Counter[str] = Counter()
+        self.fired: list[dict[str, Any]] = []
+
+    def due(self, tool: str) -> Fault | None:
+        """Count one invocation of `tool` and return the fault that fires on it, if any."""
+        self.calls[tool] += 1
+        n = self.calls[tool]
+        for fault in self.faults:
+            if fault.tool != tool:
+                continue
+            if fault.probability is not None:
+                hit = self._rng.random() < fault.probability
+            else:
+                hit = not fault.calls or n in fault.calls
+            if hit:
+                self.fired.append({"tool": tool, "call": n, "kind": fault.kind})
+                return fault
+        return None
+
+    def wrap(self, tools: Iterable[Tool]) -> list[Tool]:
+        """The same tools, with each handler passing through this schedule first."""
+        tools = list(tools)
+        names = {t.name for t in tools}
+        for fault in self.faults:
+            if fault.tool not in names:
+                raise ValueError(f"Fault names tool {fault.tool!r}, which is not among: {', '.join(sorted(names))}.")
+        wrapped = []
+        for t in tools:
+            copy_ = copy.copy(t)  # not dataclasses.replace: the schema was checked when the tool was built
+            copy_.handler = self._guard(t)
+            wrapped.append(copy_)
+        return wrapped
+
+    def _guard(self, tool: Tool) -> Any:
+        def handler(args: dict[str, Any], ctx: CallContext) -> Any:
+            fault = self.due(tool.name)
+            if fault is None:
+                return tool.handler(args, ctx)
+            if fault.kind == "empty":
+                key, note, zeros = _EMPTY[tool.name]
+                return empty_result(key, note, **zeros)
+            if fault.kind in TRANSIENT:
+                if fault.after_effect:
+                    tool.handler(args, ctx)  # the change is made; only the reply goes missing
+                raise _transient(fault, tool.name)
+            raise _refusal(fault.kind, tool)
+        return handler
+
+
+def _transient(fault: Fault, tool: str) -> Transient:
+    if fault.kind == "timeout":
+        raw = ("Traceback (most recent call last):\n"
+               f'  File "/srv/atlas/services/{tool}.py", line 88, in handle\n'
+               "    return self.client.post(payload, timeout=30)\n"
+               f"TimeoutError: {tool.replace('_', '-')}.atlas.internal:443 did not respond within 30.0s")
+        return Transient(raw, kind="timeout")
+    if fault.kind == "rate_limit":
+        after = 2.0 if fault.retry_after is None else fault.retry_after
+        return Transient(f"HTTP/1.1 429 Too Many Requests\nRetry-After: {after:g}\n\n429 Too Many Requests",
+                         retry_after=after, kind="rate_limit")
+    return Transient("HTTP/1.1 503 Service Unavailable\nContent-Type: text/html\n\n<html><head><title>503 Service "
+                     "Unavailable</title></head><body><h1>Service Unavailable</h1><p>The server is temporarily unable "
+                     "to service your request.</p><hr><address>nginx/1.24.0</address></body></html>", kind="outage")
+
+
+def _refusal(kind: str, tool: Tool) -> ToolFailure:
+    if kind == "not_permitted":
+        return ToolFailure(kind, "This session is not allowed to use that record. Do not try other ids; tell the "
+                                 "customer it cannot be done here.",
+                           next=stop("Tell the customer you cannot do this for them here."), raw="HTTP 403 Forbidden")
+    if kind == "not_found":
+        return ToolFailure(kind, "No record matches the id given. Ask the customer to check it; do not guess other ids.",
+                           next=stop("Tell the customer it was not found and ask them to confirm the id."),
+                           raw="HTTP 404 Not Found")
+    if kind == "invalid_argument":
+        name = tool.input_schema.get("required", ["input"])[0]
+        return ToolFailure(kind, f"The service rejected argument {name}; check it against the tool's description "
+                                 "and call again.",
+                           next=retry_changed(name, f"Call again with a corrected {name}."),
+                           raw=f"pydantic_core.ValidationError: 1 validation error for Request\n{name}\n  Value error")
+    raw = "PolicyError: daily quota exceeded for tenant"
+    if tool.name == "escalate_to_human":
+        return ToolFailure(kind, "This customer has reached today's limit for escalations. Tell the customer no case "
+                                 "could be opened today and to write again tomorrow.",
+                           next=stop("Tell the customer no new case could be opened today."), raw=raw)
+    return ToolFailure(kind, "This customer has reached today's limit for this action. A person can finish it: use "
+                             "escalate_to_human with queue general.",
+                       next=switch_tool("escalate_to_human", "Escalate to queue general, then tell the customer."), raw=raw)

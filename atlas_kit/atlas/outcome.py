@@ -1,0 +1,130 @@
+"""What a ticket must end with, written so a program can check it, and the perfect run that gets there.
+
+An Outcome names Atlas's end state (refunds, order changes, escalations), the facts the
+final answer must state, and the error codes and branches the faults should select. A Script
+is the tool calls and answer of a perfect agent; only tests read it. Taught in chapter 10.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Union
+
+from .data import World
+
+__all__ = ["Call", "Change", "Escalation", "Fact", "Lookup", "Outcome", "Refund", "Script", "call", "mentions"]
+
+
+@dataclass(frozen=True)
+class Refund:
+    """A refund that must exist exactly once; `invoice_id` may list acceptable alternatives."""
+
+    invoice_id: str | tuple[str, ...]
+    amount_cents: int
+
+    def matches(self, refund: dict[str, Any]) -> bool:
+        ids = (self.invoice_id,) if isinstance(self.invoice_id, str) else self.invoice_id
+        return refund["invoice_id"] in ids and refund["amount_cents"] == self.amount_cents
+
+
+@dataclass(frozen=True)
+class Change:
+    """An order change that must be applied exactly once (quantity checked when given)."""
+
+    order_id: str
+    action: str  # cancel | change_quantity | change_address
+    quantity: int | None = None
+
+    def matches(self, change: dict[str, Any]) -> bool:
+        action = ("cancel" if change.get("status") == "cancelled" else
+                  "change_quantity" if "quantity" in change else "change_address")
+        return (change["order_id"] == self.order_id and action == self.action
+                and (self.quantity is None or change.get("quantity") == self.quantity))
+
+
+@dataclass(frozen=True)
+class Escalation:
+    account_id: str
+    queue: str
+
+    def matches(self, item: dict[str, Any]) -> bool:
+        return item["account_id"] == self.account_id and item["queue"] == self.queue
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A warehouse figure that depends on the seed; `key` names it in a Script's answer template."""
+
+    key: str
+    sku: str
+    date_from: str
+    date_to: str
+    region: str | None
+    field: str  # units_shipped | on_hand
+
+    def resolve(self, world: World) -> str:
+        found = world.stock(self.sku, date.fromisoformat(self.date_from), date.fromisoformat(self.date_to), self.region)
+        return f"{found[self.field]:,}"
+
+
+# A fact is a phrase the answer must contain, a tuple of acceptable phrases, or a Lookup.
+Fact = Union[str, tuple[str, ...], Lookup]
+
+
+def mentions(text: str, fact: Fact, world: World) -> bool:
+    """True when `text` states `fact`: case-insensitive, and '1,234' equals '1234'."""
+    options = (fact.resolve(world),) if isinstance(fact, Lookup) else (fact,) if isinstance(fact, str) else fact
+    flat = _plain(text)
+    return any(_plain(option) in flat for option in options)
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"(?<=\d),(?=\d{3})", "", text).lower()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The checkable end of a ticket.
+
+    refunds, changes, escalations: must each have happened exactly once, and nothing else may have;
+    optional: escalations allowed but not required (an offer to hand over after an outage).
+    facts: what the final answer must state. tell: phrases that pass a failure on to the customer.
+    codes, branches: the error codes and branches the ticket's failures select, in order.
+    stops: the right end is to stop and tell the customer, not to complete the request.
+    """
+
+    refunds: tuple[Refund, ...] = ()
+    changes: tuple[Change, ...] = ()
+    escalations: tuple[Escalation, ...] = ()
+    optional: tuple[Escalation, ...] = ()
+    facts: tuple[Fact, ...] = ()
+    tell: tuple[str, ...] = ()
+    codes: tuple[str, ...] = ()
+    branches: tuple[str, ...] = ()
+    stops: bool = False
+
+
+@dataclass(frozen=True)
+class Call:
+    tool: str
+    input: dict[str, Any] = field(default_factory=dict)
+
+
+def call(tool: str, **input: Any) -> Call:
+    return Call(tool, input)
+
+
+@dataclass(frozen=True)
+class Script:
+    """A perfect run: assistant turns of tool calls, then the answer (`{key}` filled from Lookups)."""
+
+    turns: tuple[Call | tuple[Call, ...], ...]
+    final: str
+
+    def batches(self) -> list[tuple[Call, ...]]:
+        return [t if isinstance(t, tuple) else (t,) for t in self.turns]
+
+    def answer(self, world: World, facts: tuple[Fact, ...] = ()) -> str:
+        values = {f.key: f.resolve(world) for f in facts if isinstance(f, Lookup)}
+        return self.final.format(**values) if values else self.final

@@ -1,0 +1,113 @@
+"""One ticket, ready to run: a fresh World, the customer's tools behind a Dispatcher, and a system prompt.
+
+The dispatcher's retry sleep advances the World's virtual clock, so retries cost no
+wall time. `play` replays a list of tool calls (a ticket's script, or a hand-built run)
+and returns what the grader reads. The agent loop that drives a model lives elsewhere. Chapter 10.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from ..dispatch import Dispatcher, RetryPolicy
+from ..trace import Trace
+from .data import World
+from .faults import Fault, FaultSchedule
+from .grade import SimpleRun
+from .outcome import Call, Script
+from .styles import Style, style_named
+from .tickets import TICKETS, Ticket, ticket
+from .tools import build_tools
+
+__all__ = ["TICKETS", "Session", "atlas_session", "play"]
+
+_SYSTEM = """You are the support agent for Atlas, a billing and catalogue company. You are acting for the customer "{customer}" and may only work on that customer's accounts, invoices and orders.
+
+Use the tools to look things up and make changes, and state only figures the tools gave you, written as they give them (such as $120.00). Make each change once: refunds, order changes and escalations are real.
+
+Some actions have policy limits; when one applies, the tool says so and what to do instead. If a tool fails, read what it says before doing anything else. If something cannot be done, tell the customer plainly what happened and what they can do next.
+
+Reply to the customer in a few short, plain sentences."""
+
+
+@dataclass
+class Session:
+    ticket: Ticket
+    world: World
+    dispatcher: Dispatcher
+    system: str
+    style: str  # the style's name, as the agent loop and the charts record it
+    faults: bool
+    schedule: FaultSchedule | None
+
+    @property
+    def trace(self) -> Trace:
+        return self.dispatcher.trace
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The tool definitions to send with each request."""
+        return self.dispatcher.definitions()
+
+
+def atlas_session(
+    ticket_or_id: Ticket | str,
+    *,
+    style: str | Style = "contract",
+    faults: bool | Iterable[Fault] = True,
+    seed: int = 0,
+    break_loops: bool = True,
+    customer: str | None = None,
+) -> Session:
+    """A fresh run of one ticket. `faults`: True for the ticket's own, False for none, or your own list.
+
+    `customer` overrides the tenant the agent acts for (to show a boundary); it defaults to the ticket's.
+    """
+    t = ticket(ticket_or_id) if isinstance(ticket_or_id, str) else ticket_or_id
+    if not isinstance(t, Ticket):
+        raise TypeError(f"atlas_session takes a Ticket or a ticket id such as 'T01'; got {type(t).__name__}.")
+    world = World(seed)
+    tools = build_tools(world, tenant=customer or t.customer)
+    chosen = t.faults if faults is True else () if faults is False else tuple(faults)
+    schedule = FaultSchedule(chosen, seed=seed) if chosen else None
+    if schedule is not None:
+        tools = schedule.wrap(tools)
+    dispatcher = Dispatcher(tools, retry=RetryPolicy(sleep=world.advance), trace=Trace(),
+                            style=style_named(style), break_loops=break_loops, run_id=f"{t.id}-s{seed}")
+    name = style if isinstance(style, str) else getattr(style, "__name__", "custom")
+    return Session(t, world, dispatcher, _SYSTEM.format(customer=customer or t.customer), name,
+                   faults is True or bool(chosen), schedule)
+
+
+def play(
+    session: Session,
+    turns: Iterable[Call | tuple[Call, ...]] | None = None,
+    final: str | None = None,
+    *,
+    stop_reason: str = "finished",
+) -> SimpleRun:
+    """Dispatch assistant turns of tool calls and return the run; with no turns, the ticket's own script.
+
+    Stops early with stop_reason 'loop_broken' when the dispatcher breaks a loop.
+    """
+    script: Script | None = None
+    if turns is None:
+        script = session.ticket.plan(faults=session.faults)
+        turns = script.batches()
+    messages: list[dict[str, Any]] = [{"role": "user", "content": session.ticket.message}]
+    n = 0
+    for turn in turns:
+        batch = turn if isinstance(turn, tuple) else (turn,)
+        blocks = []
+        for c in batch:
+            n += 1
+            blocks.append({"type": "tool_use", "id": f"toolu_{n:03d}", "name": c.tool, "input": dict(c.input)})
+        messages.append({"role": "assistant", "content": blocks})
+        out = session.dispatcher.dispatch(blocks)
+        messages.append({"role": "user", "content": out.results})
+        if out.loop_break is not None:
+            stop_reason = "loop_broken"
+            break
+    if final is None:
+        final = script.answer(session.world, session.ticket.outcome(faults=session.faults).facts) if script else ""
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": final}]})
+    return SimpleRun(session.ticket, session.world, session.trace, messages, final, stop_reason, session.faults)

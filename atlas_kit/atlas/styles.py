@@ -1,0 +1,134 @@
+"""Three wordings of the same failure, side by side: raw, generic and contract.
+
+`raw` hands the model whatever the library said; `generic` is the usual framework wrapper
+around it; `contract` is the builder's block. Each is a style for `Dispatcher(style=...)`;
+`catalogue()` runs every Atlas failure through all three for the chapters. Chapters 01 and 02.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..dispatch import Dispatcher, Failure, RetryPolicy
+from .data import World
+from .faults import Fault, FaultSchedule, always
+from .tools import build_tools
+
+__all__ = ["CASES", "GENERIC_PREFIX", "STYLES", "Case", "Row", "as_markdown", "catalogue", "contract_style",
+           "generic_style", "raw_style", "style_named"]
+
+GENERIC_PREFIX = "An error occurred, please try again."
+Style = Callable[[Failure], dict[str, Any]]
+
+
+def raw_style(failure: Failure) -> dict[str, Any]:
+    """What the library handed back, untouched: tracebacks, SQL errors, HTML pages and all."""
+    return _block(failure, failure.raw)
+
+
+def generic_style(failure: Failure) -> dict[str, Any]:
+    """The common wrapper: a fixed apology plus the exception's last line."""
+    return _block(failure, f"{GENERIC_PREFIX} {_last_line(failure.raw)}")
+
+
+def contract_style(failure: Failure) -> dict[str, Any]:
+    """The contract: code, message, retryable and next, as `errors.tool_error` builds them."""
+    return failure.error.block()
+
+
+STYLES: dict[str, Style] = {"raw": raw_style, "generic": generic_style, "contract": contract_style}
+
+
+def style_named(name: str | Style) -> Style:
+    """The style function for a name ('raw', 'generic', 'contract'); a callable passes through."""
+    if callable(name):
+        return name
+    if name not in STYLES:
+        raise ValueError(f"style {name!r} is not one of: {', '.join(STYLES)}; or pass a function style(failure) -> dict.")
+    return STYLES[name]
+
+
+def _block(failure: Failure, text: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": failure.error.tool_use_id, "is_error": True, "content": text}
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else text
+
+
+# --- the catalogue ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Case:
+    """One Atlas failure to show: a customer, a call, and any faults that make it fail."""
+
+    name: str
+    customer: str
+    tool: str
+    input: dict[str, Any]
+    faults: tuple[Fault, ...] = field(default=())
+
+
+CASES: tuple[Case, ...] = (
+    Case("malformed account id", "acme", "get_account", {"account_id": "4471"}),
+    Case("amount of the wrong type", "acme", "issue_refund", {"invoice_id": "INV-20410", "amount_cents": "120.00", "reason": "cancelled"}),
+    Case("unknown account", "umbrella", "get_account", {"account_id": "ACC-6601"}),
+    Case("another customer's account", "acme", "get_account", {"account_id": "ACC-4472"}),
+    Case("refund above the ceiling", "acme", "issue_refund", {"invoice_id": "INV-20411", "amount_cents": 65000, "reason": "training cancelled"}),
+    Case("refund more than was paid", "acme", "issue_refund", {"invoice_id": "INV-20421", "amount_cents": 8500, "reason": "duplicate"}),
+    Case("refund outside the window", "globex", "issue_refund", {"invoice_id": "INV-20433", "amount_cents": 24000, "reason": "unused"}),
+    Case("invoice id that does not exist", "initech", "issue_refund", {"invoice_id": "INV-20417", "amount_cents": 8900, "reason": "charged twice"}),
+    Case("warehouse query too broad", "initech", "query_warehouse", {"sku": "SKU-2041", "date_from": "2024-01-01", "date_to": "2024-06-30"}),
+    Case("date that does not exist", "hooli", "query_warehouse", {"sku": "SKU-1107", "date_from": "2024-02-30", "date_to": "2024-03-31", "region": "west"}),
+    Case("deleted order", "acme", "update_order", {"order_id": "ORD-77122", "action": "change_address", "address": "12 Harbour Street, Leeds"}),
+    Case("shipped order", "acme", "update_order", {"order_id": "ORD-77121", "action": "cancel"}),
+    Case("quantity above the cap", "stark", "update_order", {"order_id": "ORD-77170", "action": "change_quantity", "quantity": 80}),
+    Case("warehouse timeout", "hooli", "query_warehouse", {"sku": "SKU-3300", "date_from": "2024-12-01", "date_to": "2024-12-31", "region": "east"},
+         (always("query_warehouse", "timeout"),)),
+    Case("rate limited for too long", "umbrella", "list_invoices", {"account_id": "ACC-6610"},
+         (always("list_invoices", "rate_limit", retry_after=30.0),)),
+    Case("refund service outage", "umbrella", "issue_refund", {"invoice_id": "INV-20451", "amount_cents": 4500, "reason": "add-on never worked"},
+         (always("issue_refund", "outage"),)),
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One failure in the three styles, with the code and branch the contract chose."""
+
+    case: str
+    tool: str
+    code: str
+    branch: str | None
+    raw: str
+    generic: str
+    contract: str
+
+
+def catalogue(*, seed: int = 0, cases: tuple[Case, ...] = CASES) -> list[Row]:
+    """Run each case once on a fresh World and word its failure in all three styles."""
+    rows = []
+    for case in cases:
+        world = World(seed)
+        tools = FaultSchedule(case.faults, seed=seed).wrap(build_tools(world, tenant=case.customer))
+        dispatcher = Dispatcher(tools, retry=RetryPolicy(sleep=world.advance), run_id=f"catalogue-{seed}")
+        out = dispatcher.dispatch([{"type": "tool_use", "id": "toolu_01", "name": case.tool, "input": dict(case.input)}])
+        if not out.failures:
+            raise ValueError(f"catalogue case {case.name!r} did not fail; fix its input or faults.")
+        failure = out.failures[0]
+        rows.append(Row(case.name, case.tool, failure.error.code.value,
+                        failure.error.next.branch.value if failure.error.next else None,
+                        *(STYLES[s](failure)["content"] for s in ("raw", "generic", "contract"))))
+    return rows
+
+
+def as_markdown(rows: list[Row], *, width: int = 90) -> str:
+    """A table for a notebook: one row per failure, each text cut to `width` characters."""
+    def cell(text: str) -> str:
+        flat = " ".join(text.split()).replace("|", "\\|")
+        return flat if len(flat) <= width else flat[: width - 1] + "…"
+    lines = ["| failure | code / branch | raw | generic | contract |", "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r.case} | {r.code} / {r.branch} | {cell(r.raw)} | {cell(r.generic)} | {cell(r.contract)} |")
+    return "\n".join(lines)
