@@ -24,32 +24,50 @@ from .errors import (
     switch_tool,
     tool_error,
 )
+from .agent import Bounds, Run, Task, arun_agent, run_agent
+from .models import DEFAULT_MODEL, ModelChoice, choose_model
+from .offline import OFFLINE_MODEL, Profile, offline_client
+from .replay import Cassette, recording_client, replay_client
 from .trace import Trace, redact
 from .vocab import from_article, to_article, to_mcp
 
 __all__ = [
+    "Bounds",
     "Branch",
     "CONTRACT_VERSION",
     "CallContext",
+    "Cassette",
+    "DEFAULT_MODEL",
     "DispatchResult",
     "Dispatcher",
     "ErrorCode",
     "Failure",
     "LoopBreak",
+    "ModelChoice",
     "Next",
+    "OFFLINE_MODEL",
+    "Profile",
     "RetryPolicy",
+    "Run",
     "Safe",
+    "Task",
     "Tool",
     "ToolError",
     "ToolFailure",
     "Trace",
     "Transient",
+    "arun_agent",
+    "choose_model",
     "empty_result",
     "error_schema",
     "from_article",
+    "offline_client",
+    "recording_client",
     "redact",
+    "replay_client",
     "retry_changed",
     "retry_unchanged",
+    "run_agent",
     "safe",
     "say",
     "stop",

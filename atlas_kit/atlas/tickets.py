@@ -222,7 +222,7 @@ _ALL = (
                    call("escalate_to_human", account_id="ACC-8815", queue="general",
                         reason="Refund $150.00 of INV-20470 for an unused licence seat; daily refund limit reached.")),
                   "Your account has reached today's refund limit, so I couldn't issue the $150.00 refund on INV-20470 myself. I've passed it to our team (ESC-0001), who will reply within one business day."),
-           faults=(Fault("issue_refund", "limit_exceeded"),),
+           faults=(always("issue_refund", "limit_exceeded"),),  # a daily quota does not clear on a retry
            expect_clean=Outcome(refunds=(Refund("INV-20470", 15000),), facts=("$150.00",)),
            script_clean=Script((_refund("INV-20470", 15000, "One licence seat was never used."),),
                                f"I've refunded $150.00 on invoice INV-20470. {_REFUND_DONE}")),

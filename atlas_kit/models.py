@@ -1,0 +1,99 @@
+"""Which model answers: live, offline stand-in, or a replayed recording. Decided here only.
+
+The default model name, the environment variables and the key rule live in this
+file and nowhere else. Asking for a live model with no key falls back to the
+offline stand-in with a visible note, never a traceback. Taught in chapter 00.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anthropic
+from anthropic._data import DEPRECATED_MODELS  # the list the SDK itself warns from
+from anthropic.types import Model
+
+from .offline import OFFLINE_MODEL, Profile, offline_client
+from .replay import Cassette, recording_client, replay_client
+
+__all__ = ["DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "OFFLINE_MODEL", "ModelChoice", "choose_model", "known_models"]
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+MODEL_ENV = "ATLAS_MODEL"  # overrides the default; a notebook's `model` parameter overrides both
+KEY_ENV = "ANTHROPIC_API_KEY"  # the only place a key is read from
+SIMULATED = "simulated (offline rule-based stand-in, not an LLM)"
+
+
+def known_models() -> tuple[str, ...]:
+    """Model names the installed SDK lists, minus the ones it calls deprecated."""
+    literal = typing.get_args(Model)[0]
+    return tuple(m for m in typing.get_args(literal) if m not in DEPRECATED_MODELS)
+
+
+@dataclass
+class ModelChoice:
+    client: Any
+    model: str
+    mode: str  # "offline", "live" or "replay"
+    source: str  # what every chart and table built from its runs must say
+    note: str = ""
+    recording: Cassette | None = None  # set when recording a live run
+    record_to: Path | None = None
+
+    def save_recording(self) -> Path:
+        """Write the cassette of a `choose_model(..., record=path)` choice; returns the path."""
+        if self.recording is None or self.record_to is None:
+            raise ValueError("This choice is not recording; pass record='cassettes/name.json' to choose_model().")
+        self.recording.save(self.record_to)
+        return self.record_to
+
+    def describe(self) -> str:
+        text = f"Model: {self.model} — {self.source}."
+        return f"{text}\nNote: {self.note}" if self.note else text
+
+
+def choose_model(
+    model: str | None = None,
+    *,
+    seed: int = 0,
+    profile: Profile | None = None,
+    cassette: str | os.PathLike[str] | None = None,
+    record: str | os.PathLike[str] | None = None,
+    async_: bool = False,
+) -> ModelChoice:
+    """Resolve `model` (or $ATLAS_MODEL, or a default) to a client and a source label.
+
+    `cassette=` replays a recording with no key; `record=` records a live run, written to
+    that path by `ModelChoice.save_recording()`.
+    """
+    if cassette is not None:
+        tape = Cassette.load(cassette)
+        return ModelChoice(replay_client(tape, async_=async_), tape.model, "replay", tape.label())
+    wanted = model or os.environ.get(MODEL_ENV) or (DEFAULT_MODEL if os.environ.get(KEY_ENV) else OFFLINE_MODEL)
+    if not isinstance(wanted, str) or not wanted.strip():
+        raise ValueError(f"model must be a model name such as {DEFAULT_MODEL!r} or {OFFLINE_MODEL!r}.")
+    if wanted == OFFLINE_MODEL:
+        return ModelChoice(offline_client(seed=seed, profile=profile, async_=async_), OFFLINE_MODEL, "offline", SIMULATED)
+    if wanted in DEPRECATED_MODELS:
+        raise ValueError(
+            f"model {wanted!r} is deprecated (end of life {DEPRECATED_MODELS[wanted]}); "
+            f"use {DEFAULT_MODEL!r} or another of: {', '.join(known_models()[:6])}."
+        )
+    if not os.environ.get(KEY_ENV):
+        note = (f"No {KEY_ENV} is set, so the offline stand-in answers instead of {wanted}. "
+                "Results below are simulated. Set the key in your environment to call the live model.")
+        return ModelChoice(offline_client(seed=seed, profile=profile, async_=async_), OFFLINE_MODEL, "offline",
+                           SIMULATED, note)
+    note = "" if wanted in known_models() else f"{wanted} is not in the installed SDK's list of model names."
+    source = f"live ({wanted}, {dt.date.today().isoformat()})"
+    if record is not None:
+        tape = Cassette(model=wanted, recorded_on=dt.date.today().isoformat())
+        client = recording_client(tape, async_=async_)
+        return ModelChoice(client, wanted, "live", source, note or f"Recording to {Path(record).name}.", tape, Path(record))
+    client = anthropic.AsyncAnthropic() if async_ else anthropic.Anthropic()
+    return ModelChoice(client, wanted, "live", source, note)
+

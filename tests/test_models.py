@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import anthropic
+import pytest
+
+from atlas_kit import models as M
+from atlas_kit.offline import OFFLINE_MODEL
+from atlas_kit.replay import Cassette
+from atlas_kit.transport import message_body
+
+
+@pytest.fixture(autouse=True)
+def no_env(monkeypatch):
+    monkeypatch.delenv(M.KEY_ENV, raising=False)
+    monkeypatch.delenv(M.MODEL_ENV, raising=False)
+
+
+def test_default_model_is_current_and_listed_by_the_sdk():
+    from anthropic._data import DEPRECATED_MODELS
+
+    assert M.DEFAULT_MODEL in M.known_models() and M.DEFAULT_MODEL not in DEPRECATED_MODELS
+
+
+def test_sdk_deprecation_warning_fails_the_tests():
+    from anthropic._data import DEPRECATED_MODELS
+
+    old = next(iter(DEPRECATED_MODELS))
+    client = M.choose_model(OFFLINE_MODEL).client
+    with pytest.raises(DeprecationWarning):
+        client.messages.create(model=old, max_tokens=10, messages=[{"role": "user", "content": "hi"}])
+
+
+def test_no_key_means_offline_without_a_note():
+    choice = M.choose_model()
+    assert (choice.mode, choice.model, choice.note) == ("offline", OFFLINE_MODEL, "")
+    assert "simulated" in choice.source and "not an LLM" in choice.source
+
+
+def test_live_model_without_key_falls_back_with_a_visible_note():
+    choice = M.choose_model(M.DEFAULT_MODEL)
+    assert choice.mode == "offline" and M.KEY_ENV in choice.note and "simulated" in choice.note.lower()
+    assert "Note:" in choice.describe()
+
+
+def test_with_a_key_the_live_client_is_the_real_sdk(monkeypatch):
+    monkeypatch.setenv(M.KEY_ENV, "test-placeholder-not-a-real-key")
+    choice = M.choose_model()
+    assert isinstance(choice.client, anthropic.Anthropic) and choice.mode == "live"
+    assert choice.model == M.DEFAULT_MODEL and choice.source.startswith(f"live ({M.DEFAULT_MODEL}, ")
+    assert isinstance(M.choose_model(async_=True).client, anthropic.AsyncAnthropic)
+
+
+def test_env_var_and_parameter_override_the_default(monkeypatch):
+    monkeypatch.setenv(M.KEY_ENV, "test-placeholder-not-a-real-key")
+    monkeypatch.setenv(M.MODEL_ENV, "claude-haiku-5-5")
+    assert M.choose_model().model == "claude-haiku-5-5"
+    assert M.choose_model("claude-opus-5").model == "claude-opus-5"
+    assert M.choose_model(OFFLINE_MODEL).mode == "offline"
+
+
+def test_deprecated_or_empty_model_names_are_refused_clearly():
+    from anthropic._data import DEPRECATED_MODELS
+
+    with pytest.raises(ValueError, match="deprecated"):
+        M.choose_model(next(iter(DEPRECATED_MODELS)))
+    with pytest.raises(ValueError, match="model must be a model name"):
+        M.choose_model("   ")
+
+
+def test_cassette_means_replay_with_its_label(tmp_path):
+    tape = Cassette(model="claude-sonnet-5-5", recorded_on="2026-11-02")
+    req = {"model": "claude-sonnet-5-5", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
+    tape.record(req, message_body([{"type": "text", "text": "hello"}], model="claude-sonnet-5-5", stop_reason="end_turn"))
+    path = tmp_path / "tape.json"
+    tape.save(path)
+    choice = M.choose_model(cassette=path)
+    assert (choice.mode, choice.source) == ("replay", "replayed from claude-sonnet-5-5 on 2026-11-02")
+    assert choice.client.messages.create(**req).content[0].text == "hello"
+
+
+def test_recording_choice_saves_its_cassette(monkeypatch, tmp_path):
+    monkeypatch.setenv(M.KEY_ENV, "test-placeholder-not-a-real-key")
+    choice = M.choose_model(record=tmp_path / "live.json")
+    assert choice.recording is not None and choice.save_recording().exists()
+    with pytest.raises(ValueError, match="not recording"):
+        M.choose_model().save_recording()

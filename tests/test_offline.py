@@ -1,0 +1,89 @@
+"""The offline stand-in through the real SDK: every ticket, every style, deterministic, bounded."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from atlas_kit.agent import STOP_REASONS, Bounds, run_agent
+from atlas_kit.atlas import TICKETS, atlas_session, grade
+from atlas_kit.offline import NOT_A_TICKET, OFFLINE_MODEL, Profile, offline_client
+
+STYLES = ("raw", "generic", "contract")
+
+
+def run(tid, *, style="contract", faults=True, seed=0, profile=None, bounds=None):
+    client = offline_client(seed=seed, profile=profile)
+    return run_agent(client, atlas_session(tid, style=style, faults=faults, seed=seed), model=OFFLINE_MODEL,
+                     bounds=bounds or Bounds(max_steps=8))
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_every_ticket_ends_with_a_stop_reason_within_bounds(style):
+    for tid in TICKETS:
+        r = run(tid, style=style)
+        assert r.stop_reason in STOP_REASONS, (tid, r.stop_reason)
+        assert r.steps <= 8
+        if r.stop_reason == "finished":
+            assert r.final_text
+
+
+def test_clean_runs_are_all_correct_so_paired_recovery_has_a_baseline():
+    wrong = [tid for tid in TICKETS if not grade(run(tid, faults=False)).correct]
+    assert wrong == []
+
+
+def test_following_the_contract_recovers_on_every_ticket():
+    wrong = [(tid, grade(r).reasons) for tid in TICKETS if not grade(r := run(tid, style="contract")).correct]
+    assert wrong == []
+
+
+def test_generic_wrapper_invites_a_retry_that_the_breaker_stops():
+    r = run("T05", style="generic")
+    assert r.stop_reason == "loop_broken" and "loop" in grade(r).labels
+
+
+def test_unguided_behaviour_follows_the_profile():
+    only_stop = Profile(name="stops", retry_same=0, vary_argument=0, apologise=0, fabricate=0, stop_correctly=1)
+    only_retry = Profile(name="retries", retry_same=1, vary_argument=0, apologise=0, fabricate=0, stop_correctly=0)
+    only_vary = Profile(name="varies", retry_same=0, vary_argument=1, apologise=0, fabricate=0, stop_correctly=0)
+    assert grade(run("T05", style="raw", profile=only_stop)).correct
+    assert run("T05", style="raw", profile=only_retry).stop_reason == "loop_broken"
+    assert "enumeration" in grade(run("T05", style="raw", profile=only_vary)).labels
+
+
+def test_profile_weights_must_sum_to_one():
+    with pytest.raises(ValueError, match="sum to 1"):
+        Profile(retry_same=0.5)
+
+
+def test_same_seed_same_transcript_and_seeds_can_differ():
+    a, b = run("T05", style="raw", seed=3), run("T05", style="raw", seed=3)
+    assert a.messages == b.messages and a.final_text == b.final_text
+    finals = {run(t, style="raw", seed=s).final_text for s in range(6) for t in ("T05", "T08")}
+    assert len(finals) > 2
+
+
+def test_responses_carry_ids_stop_reasons_and_usage():
+    client = offline_client(seed=0)
+    msg = client.messages.create(model=OFFLINE_MODEL, max_tokens=100, messages=[{"role": "user", "content": TICKETS["T01"].message}],
+                                 tools=atlas_session("T01").tools())
+    assert msg.id.startswith("msg_") and msg.stop_reason == "tool_use"
+    assert msg.content[0].type == "tool_use" and msg.content[0].id.startswith("toolu_")
+    assert msg.usage.input_tokens > 100 and msg.usage.output_tokens > 0
+
+
+def test_anything_but_a_ticket_gets_an_honest_reply():
+    client = offline_client()
+    msg = client.messages.create(model=OFFLINE_MODEL, max_tokens=100, messages=[{"role": "user", "content": "Write me a poem."}])
+    assert msg.content[0].text == NOT_A_TICKET and "not a language model" in NOT_A_TICKET
+
+
+def test_no_key_reaches_transcript_trace_or_rendering(monkeypatch):
+    key = "sk-" + "ant-" + "api03-" + "Z" * 24
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    r = run("T04", style="raw")
+    blob = json.dumps(r.messages) + r.trace.to_json() + r._repr_html_() + str(r)
+    assert key not in blob and "sk-ant" not in blob
+    assert os.environ["ANTHROPIC_API_KEY"] == key
