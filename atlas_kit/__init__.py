@@ -28,6 +28,9 @@ from .agent import Bounds, Run, Task, arun_agent, run_agent
 from .models import DEFAULT_MODEL, ModelChoice, choose_model
 from .offline import OFFLINE_MODEL, Profile, offline_client
 from .replay import Cassette, recording_client, replay_client
+from .experiments import run_experiment
+from .results import read_records
+from .tables import Table
 from .trace import Trace, redact
 from .vocab import from_article, to_article, to_mcp
 
@@ -50,6 +53,7 @@ __all__ = [
     "RetryPolicy",
     "Run",
     "Safe",
+    "Table",
     "Task",
     "Tool",
     "ToolError",
@@ -62,12 +66,14 @@ __all__ = [
     "error_schema",
     "from_article",
     "offline_client",
+    "read_records",
     "recording_client",
     "redact",
     "replay_client",
     "retry_changed",
     "retry_unchanged",
     "run_agent",
+    "run_experiment",
     "safe",
     "say",
     "stop",

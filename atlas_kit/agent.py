@@ -84,6 +84,10 @@ class Run:
         """Input tokens summed over every request: what the transcript cost to re-send."""
         return self.input_tokens
 
+    def __repr__(self) -> str:  # short and free of addresses: notebooks store it
+        return (f"Run(model={self.model!r}, stop_reason={self.stop_reason!r}, steps={self.steps}, "
+                f"tool_calls={self.tool_calls}, tokens={self.input_tokens}+{self.output_tokens})")
+
     def _repr_html_(self) -> str:
         from .display import run_html
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from .arguments import check_arguments, check_schema
-from .errors import ErrorCode, ToolError, ToolFailure, retry_changed, stop, tool_error
+from .errors import Branch, ErrorCode, ToolError, ToolFailure, retry_changed, stop, tool_error
 from .trace import Trace
 
 __all__ = ["CallContext", "DispatchResult", "Dispatcher", "Failure", "LoopBreak", "RetryPolicy", "Tool", "Transient"]
@@ -224,7 +224,8 @@ class Dispatcher:
             use_id, ErrorCode.UPSTREAM_UNAVAILABLE, "The tool failed unexpectedly and the request was not completed.",
             next=stop("Do not call it again; tell the customer it could not be done and offer escalation."), detail=tb,
         )
-        self.trace.add("error_detail", tool_use_id=use_id, tool=name, code=err.code.value, detail=tb)
+        self.trace.add("error", tool_use_id=use_id, tool=name, code=err.code.value, branch=Branch.STOP.value,
+                       detail=tb, crashed=True)
         return Failure(name, err, tb)
 
     def _fail(self, name: str, err: ToolError, *, raw: str) -> tuple[dict[str, Any], Failure]:

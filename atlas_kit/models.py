@@ -76,13 +76,13 @@ def choose_model(
     wanted = model or os.environ.get(MODEL_ENV) or (DEFAULT_MODEL if os.environ.get(KEY_ENV) else OFFLINE_MODEL)
     if not isinstance(wanted, str) or not wanted.strip():
         raise ValueError(f"model must be a model name such as {DEFAULT_MODEL!r} or {OFFLINE_MODEL!r}.")
-    if wanted == OFFLINE_MODEL:
-        return ModelChoice(offline_client(seed=seed, profile=profile, async_=async_), OFFLINE_MODEL, "offline", SIMULATED)
-    if wanted in DEPRECATED_MODELS:
+    if wanted in DEPRECATED_MODELS:  # refused even with no key: the name is wrong either way
         raise ValueError(
             f"model {wanted!r} is deprecated (end of life {DEPRECATED_MODELS[wanted]}); "
             f"use {DEFAULT_MODEL!r} or another of: {', '.join(known_models()[:6])}."
         )
+    if wanted == OFFLINE_MODEL:
+        return ModelChoice(offline_client(seed=seed, profile=profile, async_=async_), OFFLINE_MODEL, "offline", SIMULATED)
     if not os.environ.get(KEY_ENV):
         note = (f"No {KEY_ENV} is set, so the offline stand-in answers instead of {wanted}. "
                 "Results below are simulated. Set the key in your environment to call the live model.")

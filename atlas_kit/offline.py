@@ -17,7 +17,7 @@ from .planner import Goal, answer, fix_call, plan, switch_call
 from .reading import read_error
 from .transport import in_process_async_client, in_process_client, message_body
 
-__all__ = ["DEFAULT_PROFILE", "OFFLINE_MODEL", "UNGUIDED", "OfflineModel", "Profile", "offline_client"]
+__all__ = ["DEFAULT_PROFILE", "OFFLINE_MODEL", "PROFILES", "UNGUIDED", "OfflineModel", "Profile", "offline_client"]
 
 OFFLINE_MODEL = "atlas-offline-1"
 UNGUIDED = ("retry_same", "vary_argument", "apologise", "fabricate", "stop_correctly")
@@ -54,6 +54,15 @@ class Profile:
 
 
 DEFAULT_PROFILE = Profile()
+# Named profiles for sweeps and notebooks: how the results move when the unguided behaviour changes.
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        DEFAULT_PROFILE,
+        Profile(name="cautious", retry_same=0.1, vary_argument=0.0, apologise=0.2, fabricate=0.0, stop_correctly=0.7),
+        Profile(name="stubborn", retry_same=0.6, vary_argument=0.3, apologise=0.05, fabricate=0.05, stop_correctly=0.0),
+    )
+}
 
 
 class OfflineModel:
@@ -164,9 +173,9 @@ def _customer_words(message: str) -> str:
     first = message.split(". ")[0].rstrip(".") + "."
     tell = message.split("Tell the customer ", 1)
     if len(tell) == 2:
-        rest = tell[1].split(";")[0].split(", and ")[0].split(" and ask")[0].rstrip(". ")
+        rest = tell[1].split(". ")[0].split(";")[0].split(", and ")[0].split(" and ask")[0].rstrip(". ")
         rest = rest.removeprefix("that ")
-        rest = "I " + rest[4:] if rest.startswith("you ") else rest
+        rest = "I " + rest[4:] if rest.startswith("you ") else "you " + rest[5:] if rest.startswith("they ") else rest
         first += " " + rest[:1].upper() + rest[1:] + "."
     return first
 

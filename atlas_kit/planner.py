@@ -91,7 +91,9 @@ def plan(text: str, tools: dict[str, Any]) -> list[Goal]:
     if not goals:
         for acc in accounts[:3]:
             if re.search(r"invoice|unpaid|overdue|outstanding", low):
-                status = "overdue" if "overdue" in low else "paid" if re.search(r"paid invoices|have we paid", low) else "unpaid"
+                status = "overdue" if "overdue" in low else "paid" if re.search(r"(?<!un)paid invoices|have we paid", low) else "unpaid"
+                if status == "unpaid" and _DOLLARS.search(text):
+                    status = "all"  # the customer quotes a figure: list everything so it can be reconciled
                 goals.append(Goal("invoices", acc, [_call("list_invoices", account_id=acc, status=status)]))
             elif re.search(r"balance|owe|account", low):
                 goals.append(Goal("account", acc, [_call("get_account", account_id=acc)]))

@@ -8,7 +8,8 @@ Mapping (ours -> article):  not_permitted -> permission_denied; next.say -> sugg
 every other code keeps its name (limit_exceeded is not in the article's examples).
 Mapping (article -> ours):  permission_denied -> not_permitted; rate_limited ->
 upstream_unavailable (a rate limit that reached the model means the harness's
-retries already failed, so it selects stop); `retryable` is recomputed from our
+retries already failed, so it selects stop, and its suggested_fix, a retry, is replaced by a stop
+instruction); `retryable` is recomputed from our
 table, never trusted from the other side; suggested_fix becomes `next`, with
 retry_changed for invalid_argument and stop for every other code.
 """
@@ -50,7 +51,10 @@ def from_article(tool_use_id: str, body: dict[str, Any]) -> ToolError:
         known = ", ".join(sorted(_FROM_ARTICLE))
         raise ValueError(f"body['code'] is not a code this contract maps; use one of: {known}.")
     nxt = None
-    if body.get("suggested_fix"):
+    if body["code"] == "rate_limited":
+        # Its suggested_fix names a retry, which is the harness's job; passing it on would contradict stop.
+        nxt = Next(Branch.STOP, "Tell the customer the service is busy and the request was not completed.")
+    elif body.get("suggested_fix"):
         branch = Branch.RETRY_CHANGED if RETRYABLE[code] else Branch.STOP
         nxt = Next(branch, body["suggested_fix"])
     return tool_error(tool_use_id, code, body["message"], next=nxt)

@@ -115,7 +115,8 @@ def test_a_crashing_tool_never_raises_and_the_traceback_stays_in_the_trace():
     r = d.dispatch([use("t", "lookup", account_id="ACC-4471")]).results[0]
     assert r["is_error"] is True
     assert "Traceback" not in r["content"] and "customer_id" not in r["content"]
-    assert "KeyError" in d.trace.of_kind("error_detail")[0]["detail"]
+    [event] = d.trace.of_kind("error")
+    assert "KeyError" in event["detail"] and event["crashed"] is True and event["branch"] == "stop"
     assert body(r)["next"]["branch"] == "stop"
 
 

@@ -61,7 +61,7 @@ def test_env_var_and_parameter_override_the_default(monkeypatch):
 def test_deprecated_or_empty_model_names_are_refused_clearly():
     from anthropic._data import DEPRECATED_MODELS
 
-    with pytest.raises(ValueError, match="deprecated"):
+    with pytest.raises(ValueError, match="deprecated"):  # with no key too: the name is wrong either way
         M.choose_model(next(iter(DEPRECATED_MODELS)))
     with pytest.raises(ValueError, match="model must be a model name"):
         M.choose_model("   ")

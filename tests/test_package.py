@@ -12,9 +12,9 @@ LAYERS = [
     {"trace", "errors", "arguments", "vocab"},
     {"dispatch"},
     {"atlas"},
-    {"transport", "replay", "reading", "planner", "offline", "models", "agent", "pricing", "display"},
+    {"transport", "replay", "reading", "planner", "offline", "models", "agent", "pricing", "display", "tables"},
     {"metrics", "experiments", "results"},
-    {"charts", "widgets", "playground", "checks", "cli", "__main__", "__init__"},
+    {"charts", "widgets", "playground", "checks", "course", "cli", "__main__", "__init__"},
 ]
 
 

@@ -25,6 +25,7 @@ def test_from_article_maps_rate_limited_to_upstream_and_recomputes_retryable():
     assert err.code is E.ErrorCode.UPSTREAM_UNAVAILABLE
     assert err.retryable is False  # the harness should have retried; the model stops
     assert err.next.branch is E.Branch.STOP
+    assert "retry" not in err.next.say.lower() and "Wait" not in err.next.say  # words agree with the branch
 
 
 def test_from_article_invalid_argument_becomes_retry_changed():

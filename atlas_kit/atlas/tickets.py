@@ -204,7 +204,7 @@ _ALL = (
                   "Account ACC-5120 has three paid invoices: INV-20432 ($399.00), INV-20431 ($399.00) and INV-20433 ($240.00), $1,038.00 in total.")),
     Ticket("T25", "Order status and stock", "initech",
            "Where is my order ORD-77140? And how many SKU-3300 rolls are in stock in the south warehouse?",
-           Outcome(facts=("shipped", _SOUTH_3300)),
+           Outcome(facts=(("ORD-77140 has shipped", "ORD-77140 is shipped"), _SOUTH_3300)),
            Script(((call("get_order", order_id="ORD-77140"),
                     call("query_warehouse", sku="SKU-3300", date_from="2024-12-31", date_to="2024-12-31", region="south")),),
                   "Order ORD-77140 has shipped: 20 units of SKU-3300 to 4120 Congress Ave, Austin. The south warehouse has {on_hand} units of SKU-3300 on hand as of 2024-12-31."),

@@ -1,0 +1,184 @@
+"""Results that survive: one flat JSON record per finished episode, appended to a JSONL file at once.
+
+A record holds the condition, the grade and the usage of one episode, never its transcript.
+Reading tolerates a last line cut short by a crash; `repair` drops it before a sweep resumes.
+Taught in chapter 11, where an experiment must outlive a killed kernel.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any, Iterable
+
+__all__ = ["FIELDS", "HARNESS_ERROR", "Condition", "ResultsWriter", "episode_key", "harness_record", "read_records",
+           "record_from_run", "repair", "source_label"]
+
+# Every record has exactly these keys, in this order (the condition's fields are flattened in).
+FIELDS = ("key", "experiment", "style", "faults", "break_loops", "profile", "model", "ticket", "trial", "seed",
+          "source", "stop_reason", "correct", "labels", "hit_error", "error_codes", "branches", "steps",
+          "tool_calls", "input_tokens", "output_tokens", "cost_usd", "loop_detected", "harness_error")
+# The stop reason of an episode the harness itself could not finish (a bug, not the model's doing).
+HARNESS_ERROR = "harness_error"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """What varies between arms of an experiment. `profile` is the offline stand-in's; None for a live model."""
+
+    style: str
+    faults: bool
+    break_loops: bool
+    profile: str | None
+    model: str
+
+    def label(self) -> str:
+        on = {True: "on", False: "off"}
+        profile = f"|profile={self.profile}" if self.profile else ""
+        return f"{self.model}|{self.style}|faults={on[self.faults]}|loops={on[self.break_loops]}{profile}"
+
+
+def episode_key(condition: Condition, ticket: str, trial: int) -> str:
+    """The stable id of one episode: the same condition, ticket and trial always give the same key."""
+    return f"{condition.label()}|{ticket}|t{trial}"
+
+
+def record_from_run(run: Any, grade: Any, *, condition: Condition, ticket: str, trial: int, seed: int,
+                    experiment: str = "") -> dict[str, Any]:
+    """Flatten a finished Run and its Grade into a record.
+
+    hit_error: at least one tool error reached the model (an `error` trace event; a crashed tool is one too).
+    error_codes, branches: the distinct codes and contract branches of those errors, sorted; a
+    branch is "none" when the error named no next step. The branch is the situation's, whatever
+    style worded it, so arms with different styles can be compared branch by branch.
+    """
+    errors = run.trace.of_kind("error")
+    return _record(
+        condition, ticket, trial, seed, experiment,
+        source=run.source, stop_reason=run.stop_reason, correct=bool(grade.correct), labels=sorted(grade.labels),
+        hit_error=bool(errors), error_codes=sorted({e["code"] for e in errors}),
+        branches=sorted({e.get("branch") or "none" for e in errors}),
+        steps=run.steps, tool_calls=run.tool_calls, input_tokens=run.input_tokens,
+        output_tokens=run.output_tokens, cost_usd=run.cost_usd, loop_detected=bool(run.trace.of_kind("loop_detected")),
+    )
+
+
+def harness_record(exc: BaseException, *, condition: Condition, ticket: str, trial: int, seed: int,
+                   source: str, experiment: str = "") -> dict[str, Any]:
+    """The record of an episode that raised inside the harness: kept, so the sweep goes on and says so."""
+    return _record(condition, ticket, trial, seed, experiment, source=source, stop_reason=HARNESS_ERROR,
+                   harness_error=f"{type(exc).__name__}: {exc}"[:500])
+
+
+def _record(condition: Condition, ticket: str, trial: int, seed: int, experiment: str, **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "key": episode_key(condition, ticket, trial), "experiment": experiment, **asdict(condition),
+        "ticket": ticket, "trial": trial, "seed": seed, "source": "", "stop_reason": "", "correct": False,
+        "labels": [], "hit_error": False, "error_codes": [], "branches": [], "steps": 0, "tool_calls": 0,
+        "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "loop_detected": False, "harness_error": None,
+    }
+    base.update(fields)
+    return {name: base[name] for name in FIELDS}
+
+
+class ResultsWriter:
+    """Appends records to a JSONL file, each one whole and on disk before `append` returns.
+
+    Opening it repairs a line a crash cut short, so the next record starts on a fresh line.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        repair(self.path)
+        self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")
+
+    def append(self, record: dict[str, Any]) -> None:
+        if self._file is None:
+            raise ValueError(f"ResultsWriter for {self.path} is closed; open a new one to append.")
+        # One write of the whole line, then flush and fsync: a kill can cut only this line, never an earlier one.
+        self._file.write(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def repair(path: str | os.PathLike[str]) -> int:
+    """Cut a final line that has no newline (a write a crash interrupted); returns the bytes dropped."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return 0
+    keep = data.rfind(b"\n") + 1  # 0 when the only line is the partial one
+    with open(path, "r+b") as f:
+        f.truncate(keep)
+        f.flush()
+        os.fsync(f.fileno())
+    return len(data) - keep
+
+
+def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every complete record in the file, first copy of each key only; [] when the file does not exist.
+
+    A last line without a newline is a write a crash cut short and is skipped. A bad line anywhere
+    else is damage no crash makes, and raises ValueError naming the line.
+    """
+    path = Path(path)
+    if not path.exists():
+        return []
+    lines = path.read_bytes().split(b"\n")
+    complete = lines[:-1]  # the piece after the last newline is empty, or a partial line
+    records: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for n, line in enumerate(complete, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as err:
+            raise ValueError(f"{path}: line {n} is not a JSON record ({err}); fix or delete that line, "
+                             "then run the experiment again to redo the episode.") from err
+        if not isinstance(record, dict) or "key" not in record:
+            raise ValueError(f"{path}: line {n} is not an episode record (no 'key'); is this an atlas_kit results file?")
+        if record["key"] not in seen:
+            seen.add(record["key"])
+            records.append(record)
+    return records
+
+
+_LIVE = re.compile(r"^live \((?P<model>[^,]+), (?P<date>[^)]+)\)$")
+_REPLAY = re.compile(r"^replayed from (?P<model>\S+) on (?P<date>\S+)$")
+
+
+def _short_source(source: str) -> str:
+    if source.startswith("simulated"):
+        return "simulated (offline stand-in)"
+    if (m := _REPLAY.match(source)) is not None:
+        return f"replayed ({m['model']}, {m['date']})"
+    if _LIVE.match(source):
+        return source
+    return source or "unlabelled source"
+
+
+def source_label(records: Iterable[dict[str, Any]]) -> str:
+    """Where the records came from, for a chart title or a table: one source, or 'mixed: ...' naming each."""
+    sources = sorted({_short_source(str(r.get("source") or "")) for r in records})
+    if not sources:
+        return "no data"
+    if len(sources) == 1:
+        return sources[0]
+    return "mixed sources: " + "; ".join(sources)

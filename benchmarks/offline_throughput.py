@@ -1,0 +1,88 @@
+"""Offline throughput: episodes per second through the real SDK, and with the HTTP layer bypassed.
+
+Each episode builds an Atlas session, runs the agent loop against the offline stand-in and grades
+the run. The same episodes run three ways: through a genuine `anthropic.Anthropic` and its
+in-process transport; with the SDK and HTTP bypassed (the stand-in's handler called directly);
+and through `run_experiment` with its JSONL file (write, flush and fsync per episode).
+Target: 1,000 offline episodes in at most 5 s on one core.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from anthropic.types import Message
+
+from atlas_kit.atlas import TICKETS
+from atlas_kit.experiments import plan, run_episode, run_experiment
+from atlas_kit.models import SIMULATED
+from atlas_kit.offline import OFFLINE_MODEL, OfflineModel, offline_client
+
+STYLES = ("raw", "generic", "contract")
+
+
+class _Messages:
+    def __init__(self, handler: OfflineModel) -> None:
+        self.handler = handler
+
+    def create(self, **request: Any) -> Message:
+        return Message.model_validate(self.handler(request))
+
+
+class DirectClient:
+    """Just enough client for run_agent: `.messages.create(**request)` calls the handler; no HTTP, no JSON."""
+
+    def __init__(self, handler: OfflineModel) -> None:
+        self.messages = _Messages(handler)
+
+
+def _sweep(episodes: list, make_client: Any) -> tuple[float, list[dict]]:
+    clients: dict[int, Any] = {}
+    start = time.perf_counter()
+    records = []
+    for e in episodes:
+        if e.seed not in clients:
+            clients[e.seed] = make_client(e.seed)
+        records.append(run_episode(clients[e.seed], e, source=SIMULATED))
+    return time.perf_counter() - start, records
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=1000, help="episodes per measurement (default 1000)")
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, as the target says
+    per_trial = len(STYLES) * 2 * len(TICKETS)
+    trials = -(-args.episodes // per_trial)
+    episodes = plan(styles=STYLES, faults=(True, False), break_loops=(True,), profiles=(None,),
+                    tickets=list(TICKETS), trials=trials, model=OFFLINE_MODEL)[: args.episodes]
+    _sweep(episodes[:30], lambda seed: offline_client(seed=seed))  # warm-up: imports and caches
+    sdk_s, sdk = _sweep(episodes, lambda seed: offline_client(seed=seed))
+    direct_s, direct = _sweep(episodes, lambda seed: DirectClient(OfflineModel(seed=seed)))
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        file_n = len(run_experiment(name="bench", styles=STYLES, faults=(True, False), tickets=list(TICKETS),
+                                    trials=trials, out=Path(folder) / "bench.jsonl", progress=False))
+        file_s = time.perf_counter() - start
+    calls = sum(r["steps"] for r in sdk)
+    n = len(episodes)
+    print(f"Offline throughput, {n} episodes ({len(STYLES)} styles x faults on/off x {len(TICKETS)} tickets, "
+          f"seeds 0-{trials - 1}), {calls} model calls, one core")
+    print(f"  real SDK + in-process HTTP : {sdk_s:6.2f} s  {n / sdk_s:7.0f} episodes/s  "
+          f"-> 1,000 episodes in {1000 * sdk_s / n:.2f} s (target <= 5 s: {'met' if 1000 * sdk_s / n <= 5 else 'NOT met'})")
+    print(f"  HTTP layer bypassed        : {direct_s:6.2f} s  {n / direct_s:7.0f} episodes/s")
+    print(f"  SDK + HTTP cost per call   : {1000 * (sdk_s - direct_s) / calls:.2f} ms "
+          f"({(sdk_s - direct_s) / sdk_s:.0%} of the SDK path)")
+    print(f"  run_experiment + JSONL     : {file_s:6.2f} s  {file_n / file_s:7.0f} episodes/s ({file_n} episodes, "
+          "fsync per record)")
+    print(f"  same records both ways     : {'yes' if sdk == direct else 'NO: the paths disagree'}")
+    print("Reproduce: python benchmarks/offline_throughput.py --episodes", n)
+
+
+if __name__ == "__main__":
+    main()

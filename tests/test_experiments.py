@@ -1,0 +1,189 @@
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import atlas_kit.experiments as X
+from atlas_kit.agent import run_agent
+from atlas_kit.atlas import atlas_session, grade
+from atlas_kit.experiments import Episode, arun_episodes, plan, run_episode, run_experiment
+from atlas_kit.models import SIMULATED
+from atlas_kit.offline import OFFLINE_MODEL, OfflineModel, Profile, offline_client
+from atlas_kit.replay import Cassette, recording_client
+from atlas_kit.results import HARNESS_ERROR, Condition, read_records
+from atlas_kit.transport import MessagesTransport
+
+TINY = dict(name="tiny", styles=("raw", "contract"), faults=(True,), tickets=("T01", "T04"), trials=2, progress=False)
+
+
+def _keys(path) -> list[str]:
+    return [json.loads(line)["key"] for line in path.read_text().splitlines()]
+
+
+def test_plan_orders_conditions_then_tickets_then_trials_and_drops_repeats():
+    episodes = plan(styles=("raw", "contract", "raw"), faults=(True, False), break_loops=(True,), profiles=(None,),
+                    tickets=("T01", "T02"), trials=3, model=OFFLINE_MODEL)
+    assert len(episodes) == 2 * 2 * 2 * 3
+    assert [(e.condition.style, e.condition.faults, e.ticket, e.trial) for e in episodes[:4]] == [
+        ("raw", True, "T01", 0), ("raw", True, "T01", 1), ("raw", True, "T01", 2), ("raw", True, "T02", 0)]
+    assert all(e.condition.profile == "default" and e.seed == e.trial for e in episodes)
+    live = plan(styles=("raw",), faults=(True,), break_loops=(True,), profiles=(None,), tickets=("T01",), trials=1,
+                model="claude-sonnet-5-5")
+    assert live[0].condition.profile is None
+
+
+def test_two_profiles_with_one_name_are_refused():
+    with pytest.raises(ValueError, match="two profiles are named 'p'"):
+        plan(styles=("raw",), faults=(True,), break_loops=(True,), tickets=("T01",), trials=1, model=OFFLINE_MODEL,
+             profiles=(Profile(name="p"), Profile(name="p", retry_same=0.5, vary_argument=0.0)))
+
+
+def test_a_sweep_writes_each_episode_once_and_a_second_run_adds_nothing(tmp_path):
+    out = tmp_path / "r.jsonl"
+    first = run_experiment(**TINY, out=out)
+    assert len(first) == 8 and len(set(_keys(out))) == 8
+    assert {r["style"] for r in first} == {"raw", "contract"} and all(r["source"] == SIMULATED for r in first)
+    assert all(r["experiment"] == "tiny" and r["model"] == OFFLINE_MODEL for r in first)
+    before = out.read_bytes()
+    second = run_experiment(**TINY, out=out)
+    assert out.read_bytes() == before
+    assert second == first
+
+
+def test_more_trials_extend_the_file_and_return_old_and_new(tmp_path):
+    out = tmp_path / "r.jsonl"
+    run_experiment(**{**TINY, "trials": 1}, out=out)
+    before = out.read_bytes()
+    records = run_experiment(**TINY, out=out)
+    assert out.read_bytes().startswith(before)
+    assert len(records) == 8 and len(_keys(out)) == 8
+    assert [r["trial"] for r in records[:2]] == [0, 1]  # returned in plan order, not file order
+
+
+def test_offline_sweeps_are_deterministic_and_seeded_per_trial(tmp_path):
+    a = run_experiment(**TINY, out=tmp_path / "a.jsonl")
+    b = run_experiment(**TINY, out=None)
+    assert a == b
+    assert (tmp_path / "a.jsonl").read_text() == "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in a)
+
+
+def test_one_failing_episode_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
+    real = X.grade
+
+    def flaky(run):
+        if run.ticket.id == "T04":
+            raise RuntimeError("grader bug")
+        return real(run)
+
+    monkeypatch.setattr(X, "grade", flaky)
+    records = run_experiment(**TINY, out=tmp_path / "r.jsonl")
+    broken = [r for r in records if r["stop_reason"] == HARNESS_ERROR]
+    assert len(records) == 8 and len(broken) == 4 and {r["ticket"] for r in broken} == {"T04"}
+    assert broken[0]["harness_error"] == "RuntimeError: grader bug"
+
+
+def test_the_async_path_gives_the_same_records_as_the_sync_path():
+    cond = Condition("contract", True, True, "default", OFFLINE_MODEL)
+    episodes = [Episode(cond, t, 0) for t in ("T01", "T04", "T09", "T11", "T14")]
+    sync = [run_episode(offline_client(seed=0), e, source=SIMULATED) for e in episodes]
+    seen = []
+    done = asyncio.run(arun_episodes(offline_client(seed=0, async_=True), episodes, source=SIMULATED,
+                                     concurrency=3, on_record=seen.append))
+    assert sorted(done, key=lambda r: r["key"]) == sorted(sync, key=lambda r: r["key"]) and seen == done
+
+
+def test_a_replayed_sweep_runs_through_the_async_client_and_says_replayed(tmp_path):
+    model = "claude-sonnet-5-5"
+    tape = Cassette(model=model, recorded_on="2026-01-02")
+    client = recording_client(tape, api_key="not-a-key", inner=MessagesTransport(OfflineModel(seed=0)), max_retries=0)
+    live = run_agent(client, atlas_session("T04", style="contract", faults=True, seed=0), model=model)
+    tape.save(tmp_path / "t04.json")
+    records = run_experiment(name="replay", styles=("contract",), faults=(True,), tickets=("T04",), trials=1,
+                             cassette=tmp_path / "t04.json", out=tmp_path / "r.jsonl", progress=False)
+    (r,) = records
+    assert r["source"] == "replayed from claude-sonnet-5-5 on 2026-01-02" and r["model"] == model
+    assert r["profile"] is None and r["stop_reason"] == "finished"
+    assert r["correct"] is grade(live).correct and r["steps"] == live.steps
+
+
+def test_a_live_name_without_a_key_runs_the_stand_in_and_says_simulated(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.warns(UserWarning, match="offline stand-in answers"):
+        records = run_experiment(**{**TINY, "trials": 1}, model="claude-sonnet-5-5")
+    assert {r["model"] for r in records} == {OFFLINE_MODEL} and {r["source"] for r in records} == {SIMULATED}
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"styles": ("fancy",)}, "styles: 'fancy' not accepted; use values from: raw, generic, contract"),
+    ({"tickets": ("T99",)}, "tickets: 'T99' not accepted"),
+    ({"faults": (1,)}, "faults: 1 not accepted; use values from: True, False"),
+    ({"styles": "raw"}, "styles must be a non-empty list"),
+    ({"trials": 0}, "trials must be a whole number of at least 1"),
+    ({"concurrency": -1}, "concurrency must be a whole number"),
+    ({"profiles": ("nope",)}, "profile 'nope' is not one of: cautious, default, stubborn"),
+    ({"model": ""}, "model must be 'offline' or a live model name"),
+])
+def test_bad_options_name_the_parameter_and_the_accepted_values(options, message):
+    with pytest.raises(ValueError) as err:
+        run_experiment(**{**TINY, **options})
+    assert message in str(err.value)
+
+
+def test_a_folder_given_as_the_results_file_is_refused_with_the_fix(tmp_path):
+    with pytest.raises(ValueError, match="is a folder; pass the results file"):
+        run_experiment(**TINY, out=tmp_path)
+
+
+def test_profiles_are_refused_for_a_replayed_model(tmp_path):
+    tape = Cassette(model="claude-sonnet-5-5", recorded_on="2026-01-02")
+    tape.save(tmp_path / "empty.json")
+    with pytest.raises(ValueError, match="profiles apply only to the offline stand-in"):
+        run_experiment(**TINY, cassette=tmp_path / "empty.json", profiles=("default",))
+
+
+CRASH_SWEEP = dict(name="crash", styles=("raw", "contract"), faults=(True,),
+                   tickets=tuple(f"T{i:02d}" for i in range(1, 11)), trials=2, progress=False)
+SLOW_CHILD = """
+import sys, time
+import atlas_kit.experiments as X
+real = X.run_episode
+def slow(*args, **kwargs):
+    time.sleep(0.05)  # slow enough to be killed part-way, whatever the machine
+    return real(*args, **kwargs)
+X.run_episode = slow
+X.run_experiment(**{sweep}, out=sys.argv[1])
+"""
+
+
+def test_a_sweep_killed_mid_way_resumes_to_exactly_the_uninterrupted_result(tmp_path):
+    out = tmp_path / "crash.jsonl"
+    child = subprocess.Popen([sys.executable, "-c", SLOW_CHILD.format(sweep=repr(CRASH_SWEEP)), str(out)])
+    try:
+        deadline = time.monotonic() + 60
+        while (not out.exists() or out.read_bytes().count(b"\n") < 8) and time.monotonic() < deadline:
+            assert child.poll() is None, "the sweep ended before it could be killed"
+            time.sleep(0.01)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == -signal.SIGKILL
+    written = out.read_bytes()
+    assert 8 <= written.count(b"\n") < 40
+    out.write_bytes(written + b'{"key": "atlas-offline-1|raw|fau')  # and a write the kill cut short
+    resumed = run_experiment(**CRASH_SWEEP, out=out)
+    assert out.read_bytes().startswith(written)  # nothing already on disk was rewritten or lost
+    keys = _keys(out)  # every line parses: the partial one is gone
+    assert len(keys) == len(set(keys)) == 40
+    whole = run_experiment(**CRASH_SWEEP, out=tmp_path / "whole.jsonl")
+    assert set(keys) == set(_keys(tmp_path / "whole.jsonl"))
+    assert resumed == whole == read_records(tmp_path / "whole.jsonl")
+    assert sorted(read_records(out), key=lambda r: r["key"]) == sorted(whole, key=lambda r: r["key"])
