@@ -80,7 +80,13 @@ class RetryPolicy:
     attempts: int = 3
     base_delay: float = 0.25
     max_delay: float = 4.0
-    sleep: Callable[[float], None] = time.sleep
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.attempts, int) or self.attempts < 1:
+            raise ValueError("RetryPolicy.attempts must be a whole number of at least 1 (1 means no retry).")
+        if self.base_delay < 0 or self.max_delay < 0:
+            raise ValueError("RetryPolicy.base_delay and max_delay are seconds and must be 0 or more.")
 
     def delay(self, attempt: int, retry_after: float | None) -> float | None:
         """Seconds to wait before the next attempt, or None when waiting is not worth it."""

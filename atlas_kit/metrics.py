@@ -14,7 +14,7 @@ from .atlas.grade import LABELS
 from .results import HARNESS_ERROR, source_label
 from .tables import Table
 
-__all__ = ["Paired", "Rate", "Use", "failure_modes", "groups", "pass_k", "paired_recovery", "per_ticket",
+__all__ = ["Z95", "Paired", "Rate", "Use", "failure_modes", "groups", "pass_k", "paired_recovery", "per_ticket",
            "recovery", "recovery_table", "success", "usable", "wilson"]
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile

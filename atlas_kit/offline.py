@@ -140,7 +140,9 @@ class _Mind:
 
     def _react(self, goal: Goal, call: dict[str, Any], text: str, rng: random.Random) -> list[dict[str, Any]] | str | None:
         schema = self.tools.get(call["name"], {}).get("input_schema", {})
-        reading = read_error(text, tools=self.tools, arguments=schema.get("properties", {}))
+        # The failed tool's own name often appears in its error (a path in a traceback); it is no switch cue.
+        others = [t for t in self.tools if t != call["name"]]
+        reading = read_error(text, tools=others, arguments=schema.get("properties", {}))
         branch = reading.branch or self.profile.draw(rng)
         if branch in ("retry_unchanged", "retry_same"):
             return [call]

@@ -174,7 +174,8 @@ def answer(goals: list[Goal]) -> str:
 
 def _sentence(g: Goal) -> str:
     parts = [f"I couldn't {g.describe()}: {g.failure}"] if g.failure else []
-    if g.context.get("why"):
+    handed_over = bool(g.results) and g.results[-1]["tool"] == "escalate_to_human"
+    if g.context.get("why") and (handed_over or g.failure):  # a switch that finished the job needs no excuse
         parts.insert(0, f"I couldn't {g.describe()} myself: {g.context['why']}")
     for r in g.results:
         parts.append(_say(r["tool"], r["result"]))
@@ -196,7 +197,8 @@ def _say(tool: str, r: Any) -> str:
                 f"with {r.get('unpaid_invoices')} unpaid invoice(s).")
     if tool == "list_invoices":
         rows = ", ".join(f"{i['invoice_id']} ({i['amount']}, {i['status']})" for i in r.get("invoices", []))
-        return (f"Account {r.get('account_id')} has {r.get('count')} {r.get('status')} invoice(s): {rows}, "
+        which = "" if r.get("status") in (None, "all") else f"{r.get('status')} "
+        return (f"Account {r.get('account_id')} has {r.get('count')} {which}invoice(s): {rows}, "
                 f"{r.get('total_amount')} in total. The balance due is {r.get('balance_due')}.")
     if tool == "get_order":
         return (f"Order {r.get('order_id')} is {r.get('status')}: {r.get('quantity')} x {r.get('product')} "

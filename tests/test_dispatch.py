@@ -256,3 +256,9 @@ def test_raw_text_of_a_schema_failure_is_the_validators_own():
     d.dispatch([use("t", "lookup", account_id="4471")])
     assert seen[0].raw.startswith("jsonschema.exceptions.ValidationError: '4471' does not match")
     assert "4471'" not in seen[0].error.message
+
+
+@pytest.mark.parametrize("kwargs,match", [({"attempts": 0}, "attempts"), ({"max_delay": -1}, "max_delay")])
+def test_retry_policy_refuses_nonsense(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        RetryPolicy(**kwargs)

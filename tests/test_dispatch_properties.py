@@ -118,7 +118,7 @@ def text_from_schema() -> str:
     return json.dumps(SCHEMA) + " ".join(TOOLS) + _SOURCES
 
 
-_SOURCES = inspect.getsource(arguments) + inspect.getsource(dispatch)
+_SOURCES = inspect.getsource(arguments) + inspect.getsource(dispatch) + inspect.getsource(E)
 
 
 @settings(max_examples=100, deadline=None)

@@ -87,3 +87,9 @@ def test_no_key_reaches_transcript_trace_or_rendering(monkeypatch):
     blob = json.dumps(r.messages) + r.trace.to_json() + r._repr_html_() + str(r)
     assert key not in blob and "sk-ant" not in blob
     assert os.environ["ANTHROPIC_API_KEY"] == key
+
+
+def test_the_failed_tools_own_name_in_a_traceback_is_not_a_switch_cue():
+    only_retry = Profile(name="retries", retry_same=1, vary_argument=0, apologise=0, fabricate=0, stop_correctly=0)
+    r = run("T21", style="raw", profile=only_retry)  # its raw timeout names /srv/atlas/services/query_warehouse.py
+    assert r.stop_reason == "loop_broken"

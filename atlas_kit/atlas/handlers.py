@@ -235,6 +235,11 @@ class Desk:
                         stop("Tell the customer the refund window has passed."),
                         f"ValueError: charge for {invoice_id} is older than the {REFUND_WINDOW_DAYS}-day refund window")
         left = inv.amount_cents - self.world.refunded_cents(invoice_id)
+        if left == 0:
+            raise _fail("limit_exceeded", say("Invoice {i} has already been refunded in full, so nothing is left to refund. "
+                                              "Tell the customer no further refund is possible.", i=i),
+                        stop("Tell the customer the invoice was already refunded in full."),
+                        f"InvalidRequestError: Charge for {invoice_id} has already been refunded.")
         if cents > left:
             raise _fail("invalid_argument", say("At most {m} is left to refund on invoice {i}; set amount_cents to {c} "
                                                 "or less.", m=_money(left), i=i, c=left),

@@ -57,11 +57,15 @@ def atlas_session(
     seed: int = 0,
     break_loops: bool = True,
     customer: str | None = None,
+    retry_attempts: int = 3,
 ) -> Session:
     """A fresh run of one ticket. `faults`: True for the ticket's own, False for none, or your own list.
 
     `customer` overrides the tenant the agent acts for (to show a boundary); it defaults to the ticket's.
+    `retry_attempts`: the harness's attempts per transient failure (1 turns harness retries off).
     """
+    if not isinstance(retry_attempts, int) or retry_attempts < 1:
+        raise ValueError("retry_attempts must be a whole number of at least 1 (1 means no harness retries).")
     t = ticket(ticket_or_id) if isinstance(ticket_or_id, str) else ticket_or_id
     if not isinstance(t, Ticket):
         raise TypeError(f"atlas_session takes a Ticket or a ticket id such as 'T01'; got {type(t).__name__}.")
@@ -71,7 +75,7 @@ def atlas_session(
     schedule = FaultSchedule(chosen, seed=seed) if chosen else None
     if schedule is not None:
         tools = schedule.wrap(tools)
-    dispatcher = Dispatcher(tools, retry=RetryPolicy(sleep=world.advance), trace=Trace(),
+    dispatcher = Dispatcher(tools, retry=RetryPolicy(attempts=retry_attempts, sleep=world.advance), trace=Trace(),
                             style=style_named(style), break_loops=break_loops, run_id=f"{t.id}-s{seed}")
     name = style if isinstance(style, str) else getattr(style, "__name__", "custom")
     return Session(t, world, dispatcher, _SYSTEM.format(customer=customer or t.customer), name,

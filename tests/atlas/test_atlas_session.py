@@ -45,3 +45,14 @@ def test_retries_advance_the_virtual_clock_not_the_wall_clock():
 
 def test_ticket_lookup_by_id():
     assert TICKETS["T01"] is ticket("T01") and list(TICKETS) == [t.id for t in TICKETS.values()]
+
+
+def test_retry_attempts_one_turns_harness_retries_off():
+    from atlas_kit.atlas import atlas_session
+
+    s = atlas_session("T25", retry_attempts=1)
+    assert s.dispatcher.retry.attempts == 1
+    import pytest
+
+    with pytest.raises(ValueError, match="retry_attempts"):
+        atlas_session("T25", retry_attempts=0)

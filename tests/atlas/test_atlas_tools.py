@@ -238,3 +238,17 @@ def test_the_same_idempotency_key_in_a_resumed_run_applies_once():
     first = s.dispatcher.dispatch([block]).results[0]
     again = s.dispatcher.dispatch([dict(block)]).results[0]  # the same tool_use id: the same key
     assert first["content"] == again["content"] and len(s.world.order_changes) == 1
+
+
+def test_a_fully_refunded_invoice_is_a_stop_not_a_retry():
+    import json as _json
+
+    from atlas_kit.atlas import atlas_session
+
+    s = atlas_session("T03", faults=False)
+    use = {"type": "tool_use", "name": "issue_refund",
+           "input": {"invoice_id": "INV-20410", "amount_cents": 12000, "reason": "Service cancelled."}}
+    assert not s.dispatcher.dispatch([{**use, "id": "a"}]).results[0].get("is_error")
+    body = _json.loads(s.dispatcher.dispatch([{**use, "id": "b"}]).results[0]["content"])
+    assert body["error"] == "limit_exceeded" and body["next"]["branch"] == "stop"
+    assert "refunded in full" in body["message"]

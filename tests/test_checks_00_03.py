@@ -1,0 +1,217 @@
+"""The checks of chapters 00-03 fail plausible wrong answers with a specific message, and pass the solutions."""
+from __future__ import annotations
+
+import pytest
+
+from atlas_kit.checks import BLANK, check
+from atlas_kit.checks.ch00_03 import ARTICLE_03_2, SCENARIOS_00_2, T09_MESSAGE
+from atlas_kit.errors import Branch, Next, retry_changed, stop, switch_tool, tool_error
+from atlas_kit.vocab import from_article
+
+# --- the solutions, as the solution notebooks write them --------------------------------------
+
+REPORT = {"stop_reason": "finished", "correct": True, "failed_tool": "get_account", "error_code": "not_permitted",
+          "balance": "$400.49"}
+MODES = {"a": "offline", "b": "offline", "c": "live", "d": "offline", "e": "replay", "f": "offline"}
+WAREHOUSE = tool_error("toolu_01", "invalid_argument",
+                       "This query would scan more rows than the warehouse allows; add region (north, south, east or west) "
+                       "and call once per region.",
+                       next=retry_changed("region", "Call once per region and add the results."),
+                       detail="psycopg.errors.QueryCanceled: canceling statement due to statement timeout")
+
+
+def recovery_counts(records):
+    out = {}
+    for r in records:
+        if r["stop_reason"] == "harness_error" or not r["hit_error"]:
+            continue
+        recovered, hit = out.get(r["style"], (0, 0))
+        out[r["style"]] = (recovered + bool(r["correct"]), hit + 1)
+    return out
+
+
+BRANCHES = {"a": Branch.RETRY_CHANGED, "b": Branch.RETRY_UNCHANGED, "c": Branch.STOP, "d": Branch.SWITCH_TOOL,
+            "e": Branch.STOP, "f": Branch.STOP, "g": Branch.SWITCH_TOOL}
+T09_NEXT = switch_tool("list_invoices", "Call list_invoices with the customer's account_id and refund the paid invoice of that amount.")
+WINDOW = tool_error("toolu_03", "limit_exceeded",
+                    "Invoice INV-20433 was paid more than 180 days ago, so it is outside the refund window. "
+                    "Tell the customer it cannot be refunded.",
+                    next=stop("Tell the customer the refund window has passed."),
+                    detail="paid_at=2024-03-15 REFUND_WINDOW_DAYS=180")
+ADOPTED = from_article("toolu_07", ARTICLE_03_2)
+BUSY = tool_error(ADOPTED.tool_use_id, ADOPTED.code,
+                  "The service is busy and did not take the request. Do not call it again; tell the customer to write again later.",
+                  next=ADOPTED.next)
+
+SOLUTIONS = {"00.1": REPORT, "00.2": MODES, "01.1": WAREHOUSE, "01.2": recovery_counts, "02.1": BRANCHES,
+             "02.2": T09_NEXT, "03.1": WINDOW, "03.2": BUSY}
+
+# --- plausible wrong answers ------------------------------------------------------------------
+
+
+def _err(code, message, **kw):
+    return tool_error("toolu_01", code, message, **kw)
+
+
+def counts_every_episode(records):
+    out = {}
+    for r in records:
+        recovered, n = out.get(r["style"], (0, 0))
+        out[r["style"]] = (recovered + bool(r["correct"]), n + 1)
+    return out
+
+
+def counts_harness_errors(records):
+    out = {}
+    for r in records:
+        if r["hit_error"]:
+            recovered, hit = out.get(r["style"], (0, 0))
+            out[r["style"]] = (recovered + bool(r["correct"]), hit + 1)
+    return out
+
+
+def rates(records):
+    return {s: (rec / hit if hit else 0.0) for s, (rec, hit) in recovery_counts(records).items()}
+
+
+def recovered_among_all(records):
+    hits = recovery_counts(records)
+    return {s: (sum(bool(r["correct"]) for r in records if r["style"] == s and r["stop_reason"] != "harness_error"), hit)
+            for s, (_, hit) in hits.items()}
+
+
+def _with(base, **changes):
+    return {**base, **changes}
+
+
+WAREHOUSE_MSG = "This query would scan more rows than allowed; add region (north, south, east or west)."
+WINDOW_MSG = "Invoice INV-20433 is outside the 180-day refund window. Tell the customer it cannot be refunded."
+
+WRONG = [
+    # 00.1: run T05 and report five values
+    ("00.1", "finished", "make it a dict"),
+    ("00.1", {"stop_reason": "finished", "correct": True}, "lacks failed_tool, error_code, balance"),
+    ("00.1", _with(REPORT, stop_reason="end_turn"), "stop_reason is not 'end_turn'"),
+    ("00.1", _with(REPORT, correct="True"), "not a string"),
+    ("00.1", _with(REPORT, error_code="permission_denied"), "error_code is not 'permission_denied'"),
+    ("00.1", _with(REPORT, balance="400.49"), "with $ and cents"),
+    # 00.2: which model answers
+    ("00.2", _with(MODES, e="live"), "Scenario e"),
+    ("00.2", _with(MODES, b="live"), "what does a live call need"),
+    ("00.2", _with(MODES, f="live"), "Scenario f"),
+    ("00.2", _with(MODES, a="simulated"), "is not a mode"),
+    ("00.2", {"a": "offline"}, "have no answer"),
+    # 01.1: rewrite the warehouse's QueryCanceled
+    ("01.1", "psycopg.errors.QueryCanceled: canceling statement due to statement timeout", "build it with tool_error"),
+    ("01.1", _err("upstream_unavailable", "The warehouse did not answer in time.", next=stop("Tell the customer.")),
+     "cannot succeed"),
+    ("01.1", _err("invalid_argument", WAREHOUSE_MSG), "has no next"),
+    ("01.1", _err("invalid_argument", "QueryCanceled: add region (north, south, east or west).",
+                  next=retry_changed("region", "Add region.")), "driver's words"),
+    ("01.1", _err("invalid_argument", WAREHOUSE_MSG, next=retry_changed("regions", "Add regions.")), "does not take"),
+    ("01.1", _err("invalid_argument", "This query is too broad; narrow it down and call again.",
+                  next=retry_changed("region", "Add region.")), "the message does not"),
+    ("01.1", _err("invalid_argument", "This query covers too many rows; narrow date_from and date_to.",
+                  next=retry_changed("date_to", "Narrow the dates.")), "not correct"),
+    # 01.2: count recovery by hand
+    ("01.2", recovery_counts([]), "pass the function itself"),
+    ("01.2", counts_every_episode, "only those where a tool error reached"),
+    ("01.2", counts_harness_errors, "leave out records whose stop_reason"),
+    ("01.2", rates, "pair of whole numbers"),
+    ("01.2", recovered_among_all, "recovered means correct among"),
+    # 02.1: choose the branch
+    ("02.1", _with(BRANCHES, b=Branch.RETRY_CHANGED), "Failure b is not retry_changed"),
+    ("02.1", _with(BRANCHES, f=Branch.RETRY_UNCHANGED), "Failure f is not retry_unchanged"),
+    ("02.1", _with(BRANCHES, d=Branch.STOP), "who else could do it"),
+    ("02.1", _with(BRANCHES, g="stop"), "Failure g is not stop"),
+    ("02.1", _with(BRANCHES, a="change the id"), "is not a branch"),
+    ("02.1", {"a": Branch.RETRY_CHANGED}, "have no branch"),
+    # 02.2: give T09's failure its branch
+    ("02.2", stop("Tell the customer the invoice was not found."), "never refunded"),
+    ("02.2", switch_tool("escalate_to_human", "Escalate to billing_refunds."), "called escalate_to_human"),
+    ("02.2", Next(Branch.RETRY_CHANGED, "Try another invoice id.", argument="invoice_id"), "contradicts not_found"),
+    ("02.2", switch_tool("find_invoice", "Find the invoice."), "which Atlas does not have"),
+    ("02.2", "switch_tool list_invoices", "build a Next"),
+    # 03.1: the error for a refund outside the window
+    ("03.1", _err("not_permitted", WINDOW_MSG, next=stop("Tell the customer."), detail="paid_at=2024-03-15"),
+     "policy limit"),
+    ("03.1", _err("invalid_argument", WINDOW_MSG, next=retry_changed("invoice_id", "Use another invoice."),
+                  detail="paid_at=2024-03-15"), "must not retry"),
+    ("03.1", _err("limit_exceeded", WINDOW_MSG, next=stop("Tell the customer.")), "detail is empty"),
+    ("03.1", _err("limit_exceeded", "Refunds are limited by REFUND_WINDOW_DAYS=180, and this invoice is older.",
+                  next=stop("Tell the customer."), detail="paid_at=2024-03-15"), "names internals"),
+    ("03.1", _err("limit_exceeded", "This invoice can no longer be refunded here. Refunds are possible for 180 days.",
+                  next=stop("Tell the customer."), detail="paid_at=2024-03-15"), "first sentence"),
+    ("03.1", _err("limit_exceeded", "This invoice is too old to refund here.", next=stop("Tell the customer."),
+                  detail="paid_at=2024-03-15"), "does not say why"),
+    ("03.1", _err("limit_exceeded", WINDOW_MSG, next=switch_tool("escalate_to_human", "Escalate to billing_refunds."),
+                  detail="paid_at=2024-03-15"), "an escalation is a real change"),
+    # 03.2: adopt the article's rate limit
+    ("03.2", ARTICLE_03_2, "build it with tool_error"),
+    ("03.2", ADOPTED, "still the article's"),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is rate limited; wait a moment and call again.",
+                        next=ADOPTED.next), "wait or a retry"),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The invoices service is busy right now.", next=ADOPTED.next),
+     "selects no branch"),
+    ("03.2", tool_error("toolu_07", "invalid_argument", "The service is busy. Do not call it again.",
+                        next=retry_changed("account_id", "Tell the customer.")), "Code invalid_argument"),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is busy. Do not call it again."),
+     "Keep next on stop"),
+]
+
+
+@pytest.mark.parametrize("key, answer, fragment", WRONG, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(WRONG)])
+def test_a_wrong_answer_fails_and_says_what_to_change(key, answer, fragment):
+    fb = check(key, answer)
+    assert not fb.ok and fb.message != BLANK
+    assert fragment in fb.message, fb.message
+    assert len(fb.message) < 400, "a check's message is one or two sentences"
+
+
+@pytest.mark.parametrize("key", sorted(SOLUTIONS))
+def test_the_solution_passes(key):
+    fb = check(key, SOLUTIONS[key])
+    assert fb.ok, fb.message
+
+
+def test_every_exercise_of_these_chapters_has_wrong_answers():
+    assert {k for k, _, _ in WRONG} == set(SOLUTIONS)
+    assert all(sum(k == key for k, _, _ in WRONG) >= 3 for key in SOLUTIONS)
+
+
+def test_the_02_2_failure_without_a_next_really_fails_t09():
+    # The premise of 02.2: with no next, a not_found reads as stop and the duplicate charge stays.
+    from atlas_kit.atlas import grade
+    from atlas_kit.checks.ch00_03 import _offline_run
+    from atlas_kit.errors import ToolFailure
+
+    run = _offline_run("T09", tool="issue_refund", failure=ToolFailure("not_found", T09_MESSAGE))
+    assert run.stop_reason == "finished" and not grade(run).correct
+
+
+def test_an_empty_function_body_reads_as_not_answered():
+    def recovery_counts(records):
+        ...  # your answer here
+
+    assert check("01.2", recovery_counts).message == BLANK
+
+
+@pytest.mark.parametrize("key", sorted(SCENARIOS_00_2))
+def test_the_00_2_answers_are_what_choose_model_does(key, monkeypatch, tmp_path):
+    from atlas_kit.models import choose_model
+    from atlas_kit.offline import OFFLINE_MODEL
+    from atlas_kit.replay import Cassette
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ATLAS_MODEL", raising=False)
+    call, situation = SCENARIOS_00_2[key]
+    if "KEY set" in situation:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+    if "$ATLAS_MODEL=" in situation:
+        monkeypatch.setenv("ATLAS_MODEL", situation.split("$ATLAS_MODEL=")[1])
+    tape = tmp_path / "t01.json"
+    Cassette(model=OFFLINE_MODEL).save(tape)
+    args = {"a": (), "b": ("claude-sonnet-5-5",), "c": (), "d": ("atlas-offline-1",), "e": (), "f": ()}[key]
+    kwargs = {"cassette": tape} if key == "e" else {}
+    assert f'"{args[0]}"' in call if args else True
+    assert choose_model(*args, **kwargs).mode == MODES[key]
