@@ -13,23 +13,9 @@ from importlib import resources
 from typing import Any
 
 __all__ = [
-    "Branch",
-    "CONTRACT_VERSION",
-    "ErrorCode",
-    "MAX_MESSAGE_CHARS",
-    "Next",
-    "Safe",
-    "ToolError",
-    "ToolFailure",
-    "empty_result",
-    "error_schema",
-    "retry_changed",
-    "retry_unchanged",
-    "safe",
-    "say",
-    "stop",
-    "switch_tool",
-    "tool_error",
+    "ALLOWED_BRANCHES", "Branch", "CONTRACT_VERSION", "ErrorCode", "MAX_MESSAGE_CHARS", "Next", "Safe", "ToolError",
+    "RETRYABLE", "ToolFailure", "empty_result", "error_schema", "retry_changed", "retry_unchanged", "safe", "say", "stop",
+    "switch_tool", "tool_error",
 ]
 
 CONTRACT_VERSION = "1.0"

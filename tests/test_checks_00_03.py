@@ -4,7 +4,9 @@ from __future__ import annotations
 import pytest
 
 from atlas_kit.checks import BLANK, check
-from atlas_kit.checks.ch00_03 import ARTICLE_03_2, SCENARIOS_00_2, T09_MESSAGE
+from atlas_kit.checks.ch00 import SCENARIOS_00_2
+from atlas_kit.checks.ch02 import T09_MESSAGE
+from atlas_kit.checks.ch03 import ARTICLE_03_2
 from atlas_kit.errors import Branch, Next, retry_changed, stop, switch_tool, tool_error
 from atlas_kit.vocab import from_article
 
@@ -182,7 +184,7 @@ def test_every_exercise_of_these_chapters_has_wrong_answers():
 def test_the_02_2_failure_without_a_next_really_fails_t09():
     # The premise of 02.2: with no next, a not_found reads as stop and the duplicate charge stays.
     from atlas_kit.atlas import grade
-    from atlas_kit.checks.ch00_03 import _offline_run
+    from atlas_kit.checks._shared import _offline_run
     from atlas_kit.errors import ToolFailure
 
     run = _offline_run("T09", tool="issue_refund", failure=ToolFailure("not_found", T09_MESSAGE))
@@ -206,7 +208,7 @@ def test_the_00_2_answers_are_what_choose_model_does(key, monkeypatch, tmp_path)
     monkeypatch.delenv("ATLAS_MODEL", raising=False)
     call, situation = SCENARIOS_00_2[key]
     if "KEY set" in situation:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-placeholder-not-a-real-key")
     if "$ATLAS_MODEL=" in situation:
         monkeypatch.setenv("ATLAS_MODEL", situation.split("$ATLAS_MODEL=")[1])
     tape = tmp_path / "t01.json"

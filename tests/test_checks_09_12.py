@@ -20,7 +20,8 @@ from atlas_kit import ErrorCode, RetryPolicy, Tool, ToolFailure, empty_result, e
 from atlas_kit.atlas import Fault, always, money
 from atlas_kit.atlas.handlers import MAX_PAGE_SIZE
 from atlas_kit.checks import BLANK, check
-from atlas_kit.checks.ch09_12 import BROKEN_10, FAULT_TICKETS
+from atlas_kit.checks.ch10 import BROKEN_10
+from atlas_kit.checks.ch11 import FAULT_TICKETS
 from atlas_kit.errors import ALLOWED_BRANCHES
 from atlas_kit.experiments import run_experiment
 from atlas_kit.metrics import Z95, paired_recovery
