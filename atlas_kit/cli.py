@@ -39,7 +39,7 @@ def _experiment(args: argparse.Namespace) -> int:
     try:
         records = run_experiment(
             name=args.name, styles=args.styles, faults=args.faults, break_loops=args.loop_breaker,
-            profiles=(args.profile,), tickets=args.tickets, trials=args.trials, model=args.model,
+            profiles=(args.profile,), tickets=args.tickets, trials=args.trials, first_seed=args.first_seed, model=args.model,
             cassette=args.cassette, out=jsonl, concurrency=args.concurrency, progress=not args.no_progress,
         )
     except ValueError as err:  # a value only the run can check, e.g. a deprecated model name
@@ -75,6 +75,12 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not accepted; give a whole number of at least 1.")
     return value
+
+
+def _seed(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not accepted; give a whole number of 0 or more.")
+    return int(text)
 
 
 def _profile(text: str) -> str:
@@ -125,7 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--styles", type=_csv("style", STYLE_NAMES), default=list(STYLE_NAMES), metavar="LIST",
                      help=f"error styles to compare, comma-separated, from {','.join(STYLE_NAMES)} (default: all)")
     exp.add_argument("--trials", type=_positive, default=5, metavar="N",
-                     help="trials per ticket and condition; trial i runs with seed i (default: 5)")
+                     help="trials per ticket and condition; trial i runs with seed FIRST_SEED + i (default: 5)")
+    exp.add_argument("--first-seed", type=_seed, default=0, metavar="FIRST_SEED",
+                     help="the seed of trial 0 (default: 0)")
     exp.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",
                      help="folder for NAME.jsonl and the charts (default: results)")
     exp.add_argument("--name", default="experiment", help="experiment name: the files are NAME.jsonl and "

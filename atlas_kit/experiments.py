@@ -29,19 +29,20 @@ OFFLINE_ALIASES = ("offline", OFFLINE_MODEL)
 
 @dataclass(frozen=True)
 class Episode:
-    """One run to do: a condition, a ticket and a trial. The trial index is also its seed."""
+    """One run to do: a condition, a ticket and a trial. Trial n runs with seed first_seed + n."""
 
     condition: Condition
     ticket: str
     trial: int
+    first_seed: int = 0
 
     @property
     def key(self) -> str:
-        return episode_key(self.condition, self.ticket, self.trial)
+        return episode_key(self.condition, self.ticket, self.trial, seed=self.seed)
 
     @property
     def seed(self) -> int:
-        return self.trial
+        return self.first_seed + self.trial
 
 
 def named_profiles() -> dict[str, Profile]:
@@ -64,7 +65,8 @@ def profile_named(profile: Profile | str | None) -> Profile:
 
 
 def plan(*, styles: Sequence[str], faults: Sequence[bool], break_loops: Sequence[bool],
-         profiles: Sequence[Profile | str | None], tickets: Sequence[str], trials: int, model: str) -> list[Episode]:
+         profiles: Sequence[Profile | str | None], tickets: Sequence[str], trials: int, model: str,
+         first_seed: int = 0) -> list[Episode]:
     """Every episode of a sweep, in a fixed order: conditions, then tickets, then trials."""
     if model != OFFLINE_MODEL:
         names: list[str | None] = [None]
@@ -77,7 +79,7 @@ def plan(*, styles: Sequence[str], faults: Sequence[bool], break_loops: Sequence
         names = list(resolved)
     conditions = [Condition(s, bool(f), bool(b), p, model)
                   for s, f, b, p in itertools.product(styles, faults, break_loops, names)]
-    episodes = [Episode(c, t, n) for c in conditions for t in tickets for n in range(trials)]
+    episodes = [Episode(c, t, n, first_seed) for c in conditions for t in tickets for n in range(trials)]
     return list({e.key: e for e in episodes}.values())  # a repeated option value must not run twice
 
 
@@ -140,6 +142,7 @@ def run_experiment(
     profiles: Sequence[Profile | str | None] = (None,),
     tickets: Sequence[str] | None = None,
     trials: int = 5,
+    first_seed: int = 0,
     model: str = "offline",
     cassette: str | os.PathLike[str] | None = None,
     out: str | os.PathLike[str] | None = None,
@@ -153,7 +156,8 @@ def run_experiment(
     stand-in, with a warning, and the records say simulated. cassette: replay a recording instead.
     out: the JSONL file; episodes already in it are skipped, each new one is appended the moment it ends.
     None keeps results in memory only. profiles apply to the stand-in only. concurrency applies to live
-    and replayed runs; offline runs are sequential, on one core.
+    and replayed runs; offline runs are sequential, on one core. first_seed: trial n runs with seed
+    first_seed + n (a chapter passes its `seed` parameter here).
     """
     tickets = list(TICKETS) if tickets is None else list(tickets)
     _check(styles, "styles", STYLES)
@@ -162,6 +166,8 @@ def run_experiment(
     _check(break_loops, "break_loops", (True, False))
     _positive(trials, "trials")
     _positive(concurrency, "concurrency")
+    if isinstance(first_seed, bool) or not isinstance(first_seed, int) or first_seed < 0:
+        raise ValueError(f"first_seed must be a whole number of 0 or more; got {first_seed!r}.")
     if out is not None and os.path.isdir(out):
         raise ValueError(f"out={os.fspath(out)!r} is a folder; pass the results file, such as 'results/sweep.jsonl'.")
     choice = _choose(model, cassette)
@@ -169,7 +175,7 @@ def run_experiment(
         raise ValueError(f"profiles apply only to the offline stand-in, not to {choice.model} ({choice.mode}); "
                          "pass profiles=(None,).")
     episodes = plan(styles=styles, faults=faults, break_loops=break_loops, profiles=profiles, tickets=tickets,
-                    trials=trials, model=choice.model)
+                    trials=trials, model=choice.model, first_seed=first_seed)
     old = {r["key"]: r for r in read_records(out)} if out is not None else {}
     todo = [e for e in episodes if e.key not in old]
     new: dict[str, dict[str, Any]] = {}

@@ -40,9 +40,13 @@ class Condition:
         return f"{self.model}|{self.style}|faults={on[self.faults]}|loops={on[self.break_loops]}{profile}"
 
 
-def episode_key(condition: Condition, ticket: str, trial: int) -> str:
-    """The stable id of one episode: the same condition, ticket and trial always give the same key."""
-    return f"{condition.label()}|{ticket}|t{trial}"
+def episode_key(condition: Condition, ticket: str, trial: int, *, seed: int | None = None) -> str:
+    """The stable id of one episode: the same condition, ticket, trial and seed always give the same key.
+
+    The seed is written only when it differs from the trial index (a sweep with first_seed > 0).
+    """
+    key = f"{condition.label()}|{ticket}|t{trial}"
+    return key if seed is None or seed == trial else f"{key}|s{seed}"
 
 
 def record_from_run(run: Any, grade: Any, *, condition: Condition, ticket: str, trial: int, seed: int,
@@ -74,7 +78,7 @@ def harness_record(exc: BaseException, *, condition: Condition, ticket: str, tri
 
 def _record(condition: Condition, ticket: str, trial: int, seed: int, experiment: str, **fields: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "key": episode_key(condition, ticket, trial), "experiment": experiment, **asdict(condition),
+        "key": episode_key(condition, ticket, trial, seed=seed), "experiment": experiment, **asdict(condition),
         "ticket": ticket, "trial": trial, "seed": seed, "source": "", "stop_reason": "", "correct": False,
         "labels": [], "hit_error": False, "error_codes": [], "branches": [], "steps": 0, "tool_calls": 0,
         "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "loop_detected": False, "harness_error": None,

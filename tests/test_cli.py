@@ -80,3 +80,13 @@ def test_help_explains_every_option():
     assert text.count("(default:") >= 9
     top = build_parser().format_help()
     assert "experiment" in top and "course" in top
+
+
+def test_first_seed_flag_is_checked_and_used(tmp_path, capsys):
+    argv = ["experiment", "--styles", "raw", "--trials", "1", "--tickets", "T05", "--faults", "on",
+            "--out", str(tmp_path), "--name", "s", "--no-progress"]
+    assert main(argv + ["--first-seed", "4"]) == 0
+    assert json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])["seed"] == 4
+    with pytest.raises(SystemExit):
+        main(argv + ["--first-seed", "-2"])
+    assert "--first-seed" in capsys.readouterr().err

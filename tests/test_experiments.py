@@ -187,3 +187,13 @@ def test_a_sweep_killed_mid_way_resumes_to_exactly_the_uninterrupted_result(tmp_
     assert set(keys) == set(_keys(tmp_path / "whole.jsonl"))
     assert resumed == whole == read_records(tmp_path / "whole.jsonl")
     assert sorted(read_records(out), key=lambda r: r["key"]) == sorted(whole, key=lambda r: r["key"])
+
+
+def test_first_seed_moves_the_sweep_and_keeps_seed_zero_keys():
+    base = run_experiment(name="s", styles=("raw",), faults=(True,), tickets=("T05", "T08"), trials=3, progress=False)
+    moved = run_experiment(name="s", styles=("raw",), faults=(True,), tickets=("T05", "T08"), trials=3,
+                           first_seed=7, progress=False)
+    assert [r["seed"] for r in base] == [0, 1, 2] * 2 and [r["seed"] for r in moved] == [7, 8, 9] * 2
+    assert not any("|s" in r["key"] for r in base) and all(r["key"].endswith(f"|s{r['seed']}") for r in moved)
+    with pytest.raises(ValueError, match="first_seed"):
+        run_experiment(name="s", tickets=("T05",), trials=1, first_seed=-1, progress=False)
