@@ -6,6 +6,7 @@ out of every figure. Taught in chapters 07 and 11.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, Union
@@ -79,13 +80,16 @@ def groups(records: Iterable[dict[str, Any]], by: By) -> dict[Any, list[dict[str
         if callable(by):
             keys = [by(r)]
         elif isinstance(by, str):
-            value = r.get(by)
-            keys = list(value) if isinstance(value, list) else [value]
-        else:
-            keys = [tuple(r.get(f) for f in by)]
+            keys = _values(r.get(by))
+        else:  # one key per combination, list-valued fields expanded as above
+            keys = list(itertools.product(*(_values(r.get(f)) for f in by)))
         for key in keys:
             out.setdefault(key, []).append(r)
     return {k: out[k] for k in sorted(out, key=lambda k: (str(type(k)), str(k)))}
+
+
+def _values(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else [value]
 
 
 def recovery(records: Iterable[dict[str, Any]]) -> Rate:

@@ -140,3 +140,12 @@ def test_recovery_table_shows_source_groups_and_intervals():
     assert table.rows[0][:4] == ["contract", "1", "1", "100% [21%, 100%]"]
     assert table.rows[1][:4] == ["raw", "1", "1", "0% [0%, 79%]"]
     assert "contract  1" in repr(table)  # the text form a terminal and nbval see
+
+
+def test_groups_by_a_tuple_expands_list_valued_fields():
+    from atlas_kit.metrics import groups
+
+    rs = [{"style": "raw", "branches": ["stop", "switch_tool"]}, {"style": "contract", "branches": ["stop"]}]
+    got = groups(rs, ("style", "branches"))
+    assert sorted(got) == [("contract", "stop"), ("raw", "stop"), ("raw", "switch_tool")]
+    assert got[("raw", "switch_tool")] == [rs[0]]
