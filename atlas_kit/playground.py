@@ -113,12 +113,19 @@ class Playground:
         self.style.observe(self._style_changed, names="value")
         for field in (self.code, self.message, self.branch, self.tool, self.argument, self.say):
             field.observe(self._refresh_preview, names="value")
+        for field in (self.ticket, self.seed, self.target, self.fault, self.style, self.code, self.message,
+                      self.branch, self.tool, self.argument, self.say):
+            field.observe(self._mark_stale, names="value")
         self.run_button.on_click(self._clicked)
         self._ticket_changed()
         self._style_changed()
         self._refresh_preview()
 
     # --- reacting to the widgets ---------------------------------------------------------
+
+    def _mark_stale(self, _: Any = None) -> None:
+        if self.last_run is not None:  # the result below no longer matches the settings above
+            self.status.value = "<b>Settings changed:</b> click Run; the result below is from the previous settings."
 
     def _ticket_changed(self, _: Any = None) -> None:
         t = TICKETS[self.ticket.value]

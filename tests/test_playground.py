@@ -139,3 +139,17 @@ def test_the_panel_renders_and_says_simulated():
     assert p.composer.layout.display == "none"
     p.style.value = "compose"
     assert p.composer.layout.display is None and p.fault.disabled
+
+
+def test_changing_a_setting_after_a_run_marks_the_result_stale():
+    from atlas_kit.playground import Playground
+
+    pg = Playground(seed=0)
+    pg.ticket.value = "T05"
+    assert "Settings changed" not in pg.status.value
+    pg.run()
+    assert "Settings changed" not in pg.status.value
+    pg.style.value = "raw"
+    assert "Settings changed" in pg.status.value
+    pg.run()
+    assert "Settings changed" not in pg.status.value
