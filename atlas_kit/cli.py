@@ -40,7 +40,7 @@ def _experiment(args: argparse.Namespace) -> int:
         records = run_experiment(
             name=args.name, styles=args.styles, faults=args.faults, break_loops=args.loop_breaker,
             profiles=(args.profile,), tickets=args.tickets, trials=args.trials, first_seed=args.first_seed, model=args.model,
-            cassette=args.cassette, out=jsonl, concurrency=args.concurrency, progress=not args.no_progress,
+            cassette=args.cassette, record=args.record, out=jsonl, concurrency=args.concurrency, progress=not args.no_progress,
         )
     except ValueError as err:  # a value only the run can check, e.g. a deprecated model name
         print(f"atlas-kit experiment: error: {err}", file=sys.stderr)
@@ -151,6 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="live or replayed episodes in flight at once; offline runs one at a time (default: 16)")
     exp.add_argument("--cassette", type=_cassette, default=None, metavar="PATH",
                      help="replay a recorded cassette instead of calling a model: no key, no network")
+    exp.add_argument("--record", type=Path, default=None, metavar="PATH",
+                     help="with a live model: record every call to this cassette, for replaying in class")
     exp.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     exp.set_defaults(func=_experiment)
     return parser

@@ -145,6 +145,7 @@ def run_experiment(
     first_seed: int = 0,
     model: str = "offline",
     cassette: str | os.PathLike[str] | None = None,
+    record: str | os.PathLike[str] | None = None,
     out: str | os.PathLike[str] | None = None,
     concurrency: int = 16,
     progress: bool = True,
@@ -157,7 +158,9 @@ def run_experiment(
     out: the JSONL file; episodes already in it are skipped, each new one is appended the moment it ends.
     None keeps results in memory only. profiles apply to the stand-in only. concurrency applies to live
     and replayed runs; offline runs are sequential, on one core. first_seed: trial n runs with seed
-    first_seed + n (a chapter passes its `seed` parameter here).
+    first_seed + n (a chapter passes its `seed` parameter here). record: with a live model, write
+    every call to this cassette so a class can replay the sweep with no key; recording and replaying
+    both run one episode at a time in plan order, so the n-th identical request gets the n-th answer.
     """
     tickets = list(TICKETS) if tickets is None else list(tickets)
     _check(styles, "styles", STYLES)
@@ -170,7 +173,11 @@ def run_experiment(
         raise ValueError(f"first_seed must be a whole number of 0 or more; got {first_seed!r}.")
     if out is not None and os.path.isdir(out):
         raise ValueError(f"out={os.fspath(out)!r} is a folder; pass the results file, such as 'results/sweep.jsonl'.")
-    choice = _choose(model, cassette)
+    if record is not None and cassette is not None:
+        raise ValueError("pass record= (to record a live sweep) or cassette= (to replay one), not both.")
+    choice = _choose(model, cassette, record)
+    if record is not None and choice.mode != "live":
+        raise ValueError(f"record= needs a live model and ANTHROPIC_API_KEY; this sweep would run {choice.source}.")
     if choice.mode != "offline" and any(p is not None for p in profiles):
         raise ValueError(f"profiles apply only to the offline stand-in, not to {choice.model} ({choice.mode}); "
                          "pass profiles=(None,).")
@@ -203,13 +210,15 @@ def run_experiment(
         elif todo:
             # A cassette answers the n-th identical request with the n-th recording, so a replay must
             # ask in the recorded order: one at a time, in plan order.
-            width = 1 if choice.mode == "replay" else concurrency
+            width = 1 if choice.mode == "replay" or record is not None else concurrency
             _run_sync(arun_episodes(choice.client, todo, source=choice.source, bounds=bounds,
                                     concurrency=width, experiment=name, on_record=keep))
     finally:
         bar.close()
         if writer is not None:
             writer.close()
+        if choice.recording is not None:
+            choice.recording.save(record)  # whatever finished is replayable, even after an interruption
     merged = {**old, **new}
     return [merged[e.key] for e in episodes if e.key in merged]
 
@@ -220,19 +229,20 @@ class _Choice:
     model: str
     mode: str
     source: str
+    recording: Any = None
 
 
-def _choose(model: str, cassette: str | os.PathLike[str] | None) -> _Choice:
+def _choose(model: str, cassette: str | os.PathLike[str] | None, record: str | os.PathLike[str] | None = None) -> _Choice:
     if not isinstance(model, str) or not model.strip():
         raise ValueError(f"model must be 'offline' or a live model name such as 'claude-sonnet-5-5'; got {model!r}.")
     if cassette is None and model in OFFLINE_ALIASES:
         return _Choice(None, OFFLINE_MODEL, "offline", SIMULATED)
-    choice = choose_model(None if cassette is not None else model, cassette=cassette, async_=True)
+    choice = choose_model(None if cassette is not None else model, cassette=cassette, record=record, async_=True)
     if choice.note:
         warnings.warn(choice.note, stacklevel=3)
     if choice.mode == "offline":  # a live name with no key: the stand-in answers, and the records say so
         return _Choice(None, OFFLINE_MODEL, "offline", choice.source)
-    return _Choice(choice.client, choice.model, choice.mode, choice.source)
+    return _Choice(choice.client, choice.model, choice.mode, choice.source, choice.recording)
 
 
 def _run_sync(coroutine: Any) -> Any:

@@ -82,6 +82,7 @@ class Cassette:
         data = {"format": CASSETTE_FORMAT, "model": self.model, "recorded_on": self.recorded_on,
                 "entries": self.entries}
         text = json.dumps(redact(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
 

@@ -197,3 +197,25 @@ def test_first_seed_moves_the_sweep_and_keeps_seed_zero_keys():
     assert not any("|s" in r["key"] for r in base) and all(r["key"].endswith(f"|s{r['seed']}") for r in moved)
     with pytest.raises(ValueError, match="first_seed"):
         run_experiment(name="s", tickets=("T05",), trials=1, first_seed=-1, progress=False)
+
+
+def test_a_recorded_live_sweep_replays_with_no_key(tmp_path, monkeypatch):
+    import atlas_kit.replay as replay_mod
+    from atlas_kit.offline import OfflineModel
+    from atlas_kit.transport import MessagesTransport
+
+    # "Live" here is the stand-in behind a real async transport: no network is touched.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-placeholder-not-a-real-key")
+    monkeypatch.setattr(replay_mod.httpx2, "AsyncHTTPTransport", lambda: MessagesTransport(OfflineModel(seed=0)))
+    tape = tmp_path / "cassettes" / "class.json"  # the folder is made on save
+    plan = dict(styles=("raw", "contract"), faults=(True,), tickets=("T01", "T05"), trials=2, progress=False)
+    with pytest.warns(UserWarning, match="Recording"):
+        live = run_experiment(name="rec", model="claude-sonnet-5-5", record=tape, **plan)
+    assert tape.exists() and all(r["source"].startswith("live (claude-sonnet-5-5") for r in live)
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    replayed = run_experiment(name="rec", cassette=tape, **plan)
+    assert all(r["source"].startswith("replayed from claude-sonnet-5-5") for r in replayed)
+    strip = lambda rs: [(r["ticket"], r["style"], r["trial"], r["stop_reason"], r["correct"], r["steps"]) for r in rs]  # noqa: E731
+    assert strip(replayed) == strip(live)
+    with pytest.raises(ValueError, match="record= needs a live model"):
+        run_experiment(name="rec", record=tmp_path / "x.json", **plan)
