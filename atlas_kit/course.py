@@ -11,7 +11,7 @@ from typing import Any
 
 from .models import ModelChoice, choose_model
 
-__all__ = ["chapters", "run_course", "setup"]
+__all__ = ["chapters", "execute_offline", "run_course", "setup"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,26 +29,34 @@ def chapters(folder: Path | None = None) -> list[Path]:
     return sorted((folder or ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
 
 
+def execute_offline(path: Path, *, timeout: int = 300) -> tuple[Any, float]:
+    """Run one notebook top to bottom from its own folder with no API key; (notebook, seconds)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    key = os.environ.pop("ANTHROPIC_API_KEY", None)  # an offline run: the kernel must not see a key
+    try:
+        start = time.perf_counter()
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+        return nb, time.perf_counter() - start
+    finally:
+        if key is not None:
+            os.environ["ANTHROPIC_API_KEY"] = key
+
+
 def run_course(out: Path, *, folder: Path | None = None, timeout: int = 300) -> list[tuple[str, float]]:
     """Execute every chapter offline into `out` (the stored notebooks are left untouched)."""
     import nbformat
-    from nbclient import NotebookClient
 
     found = chapters(folder)
     if not found:
         raise FileNotFoundError(f"No chapter notebooks found in {folder or ROOT / 'chapters'}; run from a checkout of the repo.")
     out.mkdir(parents=True, exist_ok=True)
-    key = os.environ.pop("ANTHROPIC_API_KEY", None)  # the course run is the offline run
     timings = []
-    try:
-        for path in found:
-            nb = nbformat.read(path, as_version=4)
-            start = time.perf_counter()
-            NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
-            nbformat.write(nb, out / path.name)
-            timings.append((path.name, time.perf_counter() - start))
-            print(f"ran {path.name} in {timings[-1][1]:.1f} s")
-    finally:
-        if key is not None:
-            os.environ["ANTHROPIC_API_KEY"] = key
+    for path in found:
+        nb, seconds = execute_offline(path, timeout=timeout)
+        nbformat.write(nb, out / path.name)
+        timings.append((path.name, seconds))
+        print(f"ran {path.name} in {seconds:.1f} s")
     return timings

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
-import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+
+from atlas_kit.course import execute_offline
 
 MACHINE_PATH = re.compile(r"(/root/|/home/[a-z]|/tmp/[A-Za-z0-9]|/work/|site-packages)")
 KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -56,15 +55,7 @@ def problems(path: Path, nb: nbformat.NotebookNode) -> list[str]:
 
 
 def execute(path: Path, timeout: int) -> float:
-    nb = nbformat.read(path, as_version=4)
-    env_key = os.environ.pop("ANTHROPIC_API_KEY", None)  # stored outputs come from the offline run only
-    try:
-        start = time.perf_counter()
-        NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
-        seconds = time.perf_counter() - start
-    finally:
-        if env_key is not None:
-            os.environ["ANTHROPIC_API_KEY"] = env_key
+    nb, seconds = execute_offline(path, timeout=timeout)  # stored outputs come from the offline run only
     nbformat.write(clean(nb), path)
     return seconds
 

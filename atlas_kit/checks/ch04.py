@@ -13,7 +13,7 @@ from ..dispatch import Failure, Tool
 from ..errors import ErrorCode, tool_error
 from ..offline import Profile
 from ..reading import read_error
-from . import BLANK, exercise, is_blank
+from . import exercise
 from ._shared import _attempt, _body, _crashed, _dispatch, _run
 
 
@@ -38,8 +38,6 @@ _PRODUCT_SCHEMA = {
 def _get_product(handler: Any) -> str | None:
     if not callable(handler):
         return "Pass your handler function get_product itself (a function of args and ctx), not its result."
-    if is_blank(handler):
-        return BLANK
     products = World(0).products
     for sku in ("SKU-2041", "SKU-3300"):
         kind, value = _attempt(handler, {"sku": sku})

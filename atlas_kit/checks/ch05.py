@@ -39,8 +39,6 @@ _FAILURE_WORDS = re.compile(r"not found|\bno \w+ (?:were |was )?found|no such|er
 def _list_orders(handler: Any) -> str | None:
     if not callable(handler):
         return "Pass your handler function list_orders itself (a function of args and ctx), not its result."
-    if is_blank(handler):
-        return BLANK
     found = {("ACC-4471", "all"): 3, ("ACC-4471", "open"): 1}
     for (account, status), n in found.items():
         kind, value = _attempt(handler, {"account_id": account, "status": status})

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..agent import Bounds
 from ..atlas import atlas_session, grade
-from . import BLANK, exercise, is_blank
+from . import exercise
 from ._shared import _run
 
 
@@ -55,8 +55,6 @@ _LOOP_CASES: tuple[tuple[str, list[tuple[str, Any, str]], int | None, str], ...]
 def _loop_guard(guard: Any) -> str | None:
     if not callable(guard):
         return "Pass your function first_repeat itself: it takes a list of (tool, args, code) and returns an index or None."
-    if is_blank(guard):
-        return BLANK
     for name, failures, want, advice in _LOOP_CASES:
         try:
             got = guard([(t, json.loads(json.dumps(a)), c) for t, a, c in failures])

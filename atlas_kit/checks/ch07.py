@@ -12,7 +12,7 @@ from ..atlas.styles import CASES
 from ..dispatch import Dispatcher, Failure, RetryPolicy
 from ..reading import read_error
 from ..transport import estimate_tokens
-from . import BLANK, exercise, is_blank
+from . import exercise
 from ._shared import _body, _run, _use
 
 
@@ -60,8 +60,6 @@ def _style_block(style: Callable[[Failure], Any], failure: Failure, case: str) -
 def _lean(style: Any) -> str | None:
     if not callable(style):
         return "Pass your style function itself: it takes a Failure and returns a tool_result block."
-    if is_blank(style):
-        return BLANK
     failures = _catalogue_failures(_ALL_CASES)
     spent = contract = 0
     for case, failure in failures.items():
@@ -117,8 +115,6 @@ _INTERNAL_WORDS = re.compile(r"traceback|\.internal\b|/srv/|\bhttp\b|\w+error\b|
 def _audiences(split: Any) -> str | None:
     if not callable(split):
         return "Pass your function audiences itself: it takes a Failure and returns a dict with trace, model and customer."
-    if is_blank(split):
-        return BLANK
     said: dict[str, set[str]] = {}
     for case, failure in _catalogue_failures(_AUDIENCE_CASES).items():
         try:

@@ -129,8 +129,6 @@ _CAUGHT = (AssertionError, jsonschema.ValidationError)
 def _check_contract_test(test: Any) -> str | None:
     if not callable(test):
         return "Pass your test function itself (no parentheses), so the check can call it on each block."
-    if is_blank(test):
-        return BLANK
     for what, block in _good_blocks():
         try:
             test(copy.deepcopy(block))
