@@ -5,34 +5,103 @@ company, the models and agent loop, and the experiments that measure recovery.
 """
 from __future__ import annotations
 
-from .dispatch import CallContext, Dispatcher, DispatchResult, Failure, LoopBreak, RetryPolicy, Tool, Transient
-from .errors import (
-    CONTRACT_VERSION,
-    Branch,
-    ErrorCode,
-    Next,
-    Safe,
-    ToolError,
-    ToolFailure,
-    empty_result,
-    error_schema,
-    retry_changed,
-    retry_unchanged,
-    safe,
-    say,
-    stop,
-    switch_tool,
-    tool_error,
-)
-from .agent import Bounds, Run, Task, arun_agent, run_agent
-from .models import DEFAULT_MODEL, ModelChoice, choose_model
-from .offline import OFFLINE_MODEL, Profile, offline_client
-from .replay import Cassette, recording_client, replay_client
-from .experiments import run_experiment
-from .results import read_records
-from .tables import Table
-from .trace import Trace, redact
-from .vocab import from_article, to_article, to_mcp
+import importlib as _importlib
+import typing as _typing
+
+# Names are imported on first use (PEP 562), so `atlas-kit --help` and a kernel that needs only
+# part of the package never pay for the rest; the type checker sees the real imports below.
+_WHERE = {
+    "Bounds": "agent",
+    "Branch": "errors",
+    "CONTRACT_VERSION": "errors",
+    "CallContext": "dispatch",
+    "Cassette": "replay",
+    "DEFAULT_MODEL": "models",
+    "DispatchResult": "dispatch",
+    "Dispatcher": "dispatch",
+    "ErrorCode": "errors",
+    "Failure": "dispatch",
+    "LoopBreak": "dispatch",
+    "ModelChoice": "models",
+    "Next": "errors",
+    "OFFLINE_MODEL": "offline",
+    "Profile": "offline",
+    "RetryPolicy": "dispatch",
+    "Run": "agent",
+    "Safe": "errors",
+    "Table": "tables",
+    "Task": "agent",
+    "Tool": "dispatch",
+    "ToolError": "errors",
+    "ToolFailure": "errors",
+    "Trace": "trace",
+    "Transient": "dispatch",
+    "arun_agent": "agent",
+    "choose_model": "models",
+    "empty_result": "errors",
+    "error_schema": "errors",
+    "from_article": "vocab",
+    "offline_client": "offline",
+    "read_records": "results",
+    "recording_client": "replay",
+    "redact": "trace",
+    "replay_client": "replay",
+    "retry_changed": "errors",
+    "retry_unchanged": "errors",
+    "run_agent": "agent",
+    "run_experiment": "experiments",
+    "safe": "errors",
+    "say": "errors",
+    "stop": "errors",
+    "switch_tool": "errors",
+    "to_article": "vocab",
+    "to_mcp": "vocab",
+    "tool_error": "errors",
+}
+
+if _typing.TYPE_CHECKING:
+    from .dispatch import CallContext, Dispatcher, DispatchResult, Failure, LoopBreak, RetryPolicy, Tool, Transient
+    from .errors import (
+        CONTRACT_VERSION,
+        Branch,
+        ErrorCode,
+        Next,
+        Safe,
+        ToolError,
+        ToolFailure,
+        empty_result,
+        error_schema,
+        retry_changed,
+        retry_unchanged,
+        safe,
+        say,
+        stop,
+        switch_tool,
+        tool_error,
+    )
+    from .agent import Bounds, Run, Task, arun_agent, run_agent
+    from .models import DEFAULT_MODEL, ModelChoice, choose_model
+    from .offline import OFFLINE_MODEL, Profile, offline_client
+    from .replay import Cassette, recording_client, replay_client
+    from .experiments import run_experiment
+    from .results import read_records
+    from .tables import Table
+    from .trace import Trace, redact
+    from .vocab import from_article, to_article, to_mcp
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'atlas_kit' has no attribute {name!r}; the public names are in atlas_kit.__all__.")
+    value = getattr(_importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "Bounds",

@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
-import jsonschema
+from . import schema_subset
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["ArgumentProblem", "check_arguments", "check_schema"]
 
@@ -46,27 +49,53 @@ def check_schema(schema: Any, *, tool: str) -> None:
         raise ValueError(f"Tool {tool!r}: input_schema is not valid JSON Schema ({problem}); fix the schema.")
 
 
+class _Error(Protocol):
+    """What _describe reads of a validation error: jsonschema's ValidationError and schema_subset's both fit."""
+
+    validator: Any
+    validator_value: Any
+    path: Sequence[str | int]
+    schema: Any
+    message: str
+
+
 @lru_cache(maxsize=256)
 def _schema_problem(schema_json: str) -> str | None:
     # Checking a schema costs about a millisecond; sessions build the same tools thousands of times.
+    schema = json.loads(schema_json)
+    if schema_subset.covers(schema):  # the usual case: no need to import jsonschema (about a second)
+        return schema_subset.schema_problem(schema)
+    import jsonschema
+
     try:
-        jsonschema.Draft202012Validator.check_schema(json.loads(schema_json))
+        jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
         return exc.message
     return None
 
 
 @lru_cache(maxsize=256)
-def _validator(schema_json: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(json.loads(schema_json))
+def _prepared(schema_json: str) -> tuple[dict[str, Any], jsonschema.Draft202012Validator | None]:
+    # Keys are sorted, so errors come in one order however the schema was written.
+    schema = json.loads(schema_json)
+    if schema_subset.covers(schema):
+        return schema, None
+    import jsonschema
+
+    return schema, jsonschema.Draft202012Validator(schema)
+
+
+def _errors(schema: dict[str, Any], args: Any) -> list[_Error]:
+    sorted_schema, validator = _prepared(json.dumps(schema, sort_keys=True))
+    found: list[_Error] = list(schema_subset.errors(sorted_schema, args) if validator is None else validator.iter_errors(args))
+    return sorted(found, key=lambda e: (len(e.path), e.validator != "required"))
 
 
 def check_arguments(schema: dict[str, Any], args: Any) -> ArgumentProblem | None:
     """Return the first problem with `args`, or None when they satisfy the schema."""
     if not isinstance(args, dict):
         return ArgumentProblem(None, "The tool input must be a JSON object of named arguments; call the tool again with one.")
-    validator = _validator(json.dumps(schema, sort_keys=True))
-    errors = sorted(validator.iter_errors(args), key=lambda e: (len(e.path), e.validator != "required"))
+    errors = _errors(schema, args)
     if not errors:
         return None
     problem = _describe(errors[0], schema, args)
@@ -74,7 +103,7 @@ def check_arguments(schema: dict[str, Any], args: Any) -> ArgumentProblem | None
     return ArgumentProblem(problem.argument, problem.message, f"jsonschema.exceptions.ValidationError: {errors[0].message}")
 
 
-def _describe(err: jsonschema.ValidationError, schema: dict[str, Any], args: dict[str, Any]) -> ArgumentProblem:
+def _describe(err: _Error, schema: dict[str, Any], args: dict[str, Any]) -> ArgumentProblem:
     props = schema.get("properties", {})
     names = ", ".join(sorted(props)) or "none"
     if err.validator == "required":
@@ -107,6 +136,9 @@ def _describe(err: jsonschema.ValidationError, schema: dict[str, Any], args: dic
         text = f"Argument {name} must be at most {err.validator_value} characters."
     elif v in ("pattern", "format") and rule.get("examples"):
         text = f"Argument {name} must look like {rule['examples'][0]}."
+    elif v == "pattern" and len(str(err.validator_value)) <= 60:
+        # The tool's own pattern, already in its definition; the value the model sent is never quoted.
+        text = f"Argument {name} must match the pattern {err.validator_value}."
     else:
         text = f"Argument {name} is not in the form its schema describes."
     return ArgumentProblem(name, text + " Change it and call the tool again.")

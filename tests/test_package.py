@@ -9,7 +9,7 @@ PKG = Path(atlas_kit.__file__).parent
 
 # Layers, lowest first: a module may import only from its own layer or below.
 LAYERS = [
-    {"trace", "errors", "arguments", "vocab"},
+    {"trace", "errors", "arguments", "schema_subset", "vocab"},
     {"dispatch"},
     {"atlas"},
     {"transport", "replay", "reading", "planner", "offline", "models", "agent", "pricing", "display", "tables"},
