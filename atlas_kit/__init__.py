@@ -13,6 +13,7 @@ import typing as _typing
 _WHERE = {
     "Bounds": "agent",
     "Branch": "errors",
+    "Conversation": "tool_runner",
     "CONTRACT_VERSION": "errors",
     "CallContext": "dispatch",
     "Cassette": "replay",
@@ -38,6 +39,8 @@ _WHERE = {
     "Transient": "dispatch",
     "arun_agent": "agent",
     "choose_model": "models",
+    "contract_async_tool": "tool_runner",
+    "contract_tool": "tool_runner",
     "empty_result": "errors",
     "error_schema": "errors",
     "from_article": "vocab",
@@ -86,6 +89,7 @@ if _typing.TYPE_CHECKING:
     from .experiments import run_experiment
     from .results import read_records
     from .tables import Table
+    from .tool_runner import Conversation, contract_async_tool, contract_tool
     from .trace import Trace, redact
     from .vocab import from_article, to_article, to_mcp
 
@@ -109,6 +113,7 @@ __all__ = [
     "CONTRACT_VERSION",
     "CallContext",
     "Cassette",
+    "Conversation",
     "DEFAULT_MODEL",
     "DispatchResult",
     "Dispatcher",
@@ -131,6 +136,8 @@ __all__ = [
     "Transient",
     "arun_agent",
     "choose_model",
+    "contract_async_tool",
+    "contract_tool",
     "empty_result",
     "error_schema",
     "from_article",

@@ -8,16 +8,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from .arguments import check_arguments, check_schema
+from .arguments import ArgumentProblem, check_arguments, check_schema
 from .errors import Branch, ErrorCode, ToolError, ToolFailure, retry_changed, stop, tool_error
 from .trace import Trace
 
-__all__ = ["CallContext", "DispatchResult", "Dispatcher", "Failure", "LoopBreak", "RetryPolicy", "Tool", "Transient"]
+__all__ = [
+    "CallContext", "DispatchResult", "Dispatcher", "Failure", "LoopBreak", "LoopBreaker", "RetryPolicy", "Tool", "Transient",
+    "args_key", "argument_error", "canonical_args", "crash_error",
+]
 
 
 class Transient(Exception):
@@ -48,8 +53,9 @@ class Tool:
     side_effect: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.replace("_", "").isalnum():
-            raise ValueError(f"Tool name {self.name!r} must be letters, digits and underscores, as the API requires.")
+        if not isinstance(self.name, str) or not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", self.name):
+            raise ValueError(f"Tool name {self.name!r} must be 1 to 64 ASCII letters, digits and underscores "
+                             "(or hyphens), as the API requires: ^[a-zA-Z0-9_-]{1,64}$.")
         if not isinstance(self.description, str) or len(self.description.strip()) < 20:
             raise ValueError(f"Tool {self.name!r}: write a description of at least a sentence, as for a new hire.")
         check_schema(self.input_schema, tool=self.name)
@@ -83,10 +89,13 @@ class RetryPolicy:
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.attempts, int) or self.attempts < 1:
-            raise ValueError("RetryPolicy.attempts must be a whole number of at least 1 (1 means no retry).")
-        if self.base_delay < 0 or self.max_delay < 0:
-            raise ValueError("RetryPolicy.base_delay and max_delay are seconds and must be 0 or more.")
+        if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 1:
+            raise ValueError(f"RetryPolicy.attempts must be a whole number of at least 1 (1 means no retry); "
+                             f"got {self.attempts!r}.")
+        for name in ("base_delay", "max_delay"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"RetryPolicy.{name} is seconds and must be a finite number of 0 or more; got {value!r}.")
 
     def delay(self, attempt: int, retry_after: float | None) -> float | None:
         """Seconds to wait before the next attempt, or None when waiting is not worth it."""
@@ -115,6 +124,48 @@ def canonical_args(args: Any) -> str:
     return json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+def argument_error(use_id: str, problem: ArgumentProblem) -> ToolError:
+    """The contract error for arguments that fail the schema: names the argument, never the value."""
+    return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message,
+                      next=retry_changed(problem.argument or "input", "Fix that argument and call again."))
+
+
+def crash_error(use_id: str, exc: BaseException) -> ToolError:
+    """The contract error for an unexpected exception: a neutral message, the traceback only in `detail`."""
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return tool_error(
+        use_id, ErrorCode.UPSTREAM_UNAVAILABLE, "The tool failed unexpectedly and the request was not completed.",
+        next=stop("Do not call it again; tell the customer it could not be done and offer escalation."), detail=tb,
+    )
+
+
+def args_key(args: Any) -> str:
+    """A short digest of the canonical arguments: the trace and the breaker name a call without echoing it."""
+    return hashlib.sha256(canonical_args(args).encode()).hexdigest()[:16]
+
+
+@dataclass
+class LoopBreaker:
+    """Counts failed (tool, args, code) triples for one conversation; the `threshold`-th repeat trips it.
+
+    The message is left out on purpose: a tool that words the same failure differently is still looping.
+    """
+
+    threshold: int = 2
+    seen: dict[tuple[str, str, str], int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.threshold, int) or self.threshold < 2:
+            raise ValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
+
+    def count(self, tool: str, args: Any, code: str) -> LoopBreak | None:
+        """Record one failure; return the LoopBreak when this triple has now failed `threshold` times or more."""
+        key = args_key(args)
+        triple = (tool, key, code)
+        self.seen[triple] = n = self.seen.get(triple, 0) + 1
+        return LoopBreak(tool, key, code, n) if n >= self.threshold else None
+
+
 class Dispatcher:
     """Runs tool calls for one conversation. Keep one per run: the loop breaker counts across turns."""
 
@@ -141,7 +192,7 @@ class Dispatcher:
         self.retry = retry or RetryPolicy()
         self.trace = trace if trace is not None else Trace()
         self.style, self.loop_threshold, self.break_loops, self.run_id = style, loop_threshold, break_loops, run_id
-        self._seen: dict[tuple[str, str, str], int] = {}
+        self._breaker = LoopBreaker(threshold=loop_threshold)
 
     def definitions(self) -> list[dict[str, Any]]:
         return [t.definition() for t in self.tools.values()]
@@ -184,9 +235,7 @@ class Dispatcher:
             return self._fail("<unknown>", err, raw=f"KeyError: no tool named {name!r}")
         problem = check_arguments(tool.input_schema, args)
         if problem is not None:
-            err = tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message,
-                             next=retry_changed(problem.argument or "input", "Fix that argument and call again."))
-            return self._fail(tool.name, err, raw=problem.raw)
+            return self._fail(tool.name, argument_error(use_id, problem), raw=problem.raw)
         return self._run(tool, use_id, args)
 
     def _run(self, tool: Tool, use_id: str, args: dict[str, Any]) -> tuple[dict[str, Any], Failure | None]:
@@ -225,11 +274,8 @@ class Dispatcher:
         return self._fail(tool.name, err, raw=raw)
 
     def _internal(self, use_id: str, name: str, exc: BaseException) -> Failure:
-        tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        err = tool_error(
-            use_id, ErrorCode.UPSTREAM_UNAVAILABLE, "The tool failed unexpectedly and the request was not completed.",
-            next=stop("Do not call it again; tell the customer it could not be done and offer escalation."), detail=tb,
-        )
+        err = crash_error(use_id, exc)
+        tb = err.detail or ""
         self.trace.add("error", tool_use_id=use_id, tool=name, code=err.code.value, branch=Branch.STOP.value,
                        detail=tb, crashed=True)
         return Failure(name, err, tb)
@@ -241,14 +287,12 @@ class Dispatcher:
         return self.style(failure), failure
 
     def _count(self, failure: Failure, args: Any) -> LoopBreak | None:
-        args_key = hashlib.sha256(canonical_args(args).encode()).hexdigest()[:16]
-        triple = (failure.tool, args_key, failure.error.code.value)
-        self._seen[triple] = n = self._seen.get(triple, 0) + 1
-        if n < self.loop_threshold:
+        brk = self._breaker.count(failure.tool, args, failure.error.code.value)
+        if brk is None:
             return None
-        self.trace.add("loop_detected", tool=failure.tool, args_key=args_key, code=triple[2], count=n,
+        self.trace.add("loop_detected", tool=brk.tool, args_key=brk.args_key, code=brk.error, count=brk.count,
                        acted=self.break_loops)
-        return LoopBreak(failure.tool, args_key, triple[2], n) if self.break_loops else None
+        return brk if self.break_loops else None
 
 
 def _get(block: Any, name: str) -> Any:

@@ -10,10 +10,10 @@ PKG = Path(atlas_kit.__file__).parent
 # Layers, lowest first: a module may import only from its own layer or below.
 LAYERS = [
     {"trace", "errors", "arguments", "schema_subset", "vocab"},
-    {"dispatch"},
+    {"dispatch", "tool_runner"},
     {"atlas"},
     {"transport", "replay", "reading", "planner", "offline", "models", "agent", "pricing", "display", "tables"},
-    {"metrics", "experiments", "results"},
+    {"metrics", "experiments", "results", "mcp_episode", "mcp_server", "mcp_host"},
     {"charts", "widgets", "playground", "checks", "course", "cli", "__main__", "__init__"},
 ]
 
