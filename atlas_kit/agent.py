@@ -1,21 +1,31 @@
 """The agent loop: model call, dispatch, repeat, within step and cost bounds.
 
-One loop body (a generator that yields requests) drives both the sync and the
-async client, so they cannot drift apart. It never raises on a model or API
-failure: every run ends with a recorded stop reason. Taught in chapters 00 and 06.
+One loop body (a generator that yields requests) drives both the sync and the async client, so they
+cannot drift apart. It never raises on a model or API failure: every reply is checked first
+(replies.py), every stop reason the API defines has an outcome, and a tool runs only when the reply
+stopped on `tool_use`. Every run ends with a recorded stop reason. Taught in chapters 00 and 06.
 """
 from __future__ import annotations
 
+import math
+import typing
 from dataclasses import dataclass, field
-from typing import Any, Generator
+from typing import Any, Generator, Literal
 
 from .dispatch import Dispatcher
-from .pricing import cost_usd, price_for
-from .trace import Trace, redact
+from .pricing import cost_usd, price_note
+from .replies import APIFailure, read_reply
+from .sources import Source
+from .trace import Trace
 
-__all__ = ["STOP_REASONS", "Bounds", "Run", "Task", "arun_agent", "run_agent"]
+__all__ = ["STOP_REASONS", "Bounds", "Run", "StopReason", "Task", "arun_agent", "run_agent"]
 
-STOP_REASONS = ("finished", "loop_broken", "step_limit", "cost_limit", "api_failure")
+StopReason = Literal["finished", "loop_broken", "step_limit", "cost_limit", "api_failure", "truncated", "refused",
+                     "context_exceeded", "stop_sequence", "paused", "unknown_stop"]
+STOP_REASONS: tuple[str, ...] = typing.get_args(StopReason)
+# A reply that stopped for one of these ends the run without a finished answer; nothing in it is executed.
+_ENDS: dict[str, StopReason] = {"max_tokens": "truncated", "refusal": "refused", "stop_sequence": "stop_sequence",
+                                "model_context_window_exceeded": "context_exceeded"}
 LOOP_BROKEN_REPLY = (
     "I could not finish this automatically: the same step kept failing in the same way, "
     "so I have passed your request to a colleague who will follow up."
@@ -24,18 +34,29 @@ LOOP_BROKEN_REPLY = (
 
 @dataclass(frozen=True)
 class Bounds:
-    """Limits for one run: model calls, dollars, total tokens, and tokens per reply."""
+    """Limits for one run: model calls, dollars, total tokens, and tokens per reply.
+
+    retry_max_tokens: a reply cut off at max_tokens is asked for once more with this many (within the
+    other bounds); equal to max_tokens, a cut-off reply ends the run as `truncated` at once.
+    """
 
     max_steps: int = 12
     max_cost_usd: float = 0.25
     max_total_tokens: int = 200_000
     max_tokens: int = 1024
+    retry_max_tokens: int = 4096
 
     def __post_init__(self) -> None:
-        if self.max_steps < 1 or self.max_tokens < 1 or self.max_total_tokens < 1:
-            raise ValueError("Bounds: max_steps, max_tokens and max_total_tokens must be at least 1.")
-        if self.max_cost_usd <= 0:
-            raise ValueError("Bounds: max_cost_usd must be a positive number of US dollars.")
+        for name in ("max_steps", "max_total_tokens", "max_tokens", "retry_max_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Bounds: {name} must be a whole number of at least 1; got {value!r}.")
+        cost = self.max_cost_usd
+        if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not math.isfinite(cost) or cost <= 0:
+            raise ValueError(f"Bounds: max_cost_usd must be a positive, finite number of US dollars; got {cost!r}.")
+        if self.retry_max_tokens < self.max_tokens:
+            raise ValueError(f"Bounds: retry_max_tokens ({self.retry_max_tokens}) must be at least max_tokens "
+                             f"({self.max_tokens}); make them equal to turn the retry off.")
 
 
 @dataclass
@@ -60,7 +81,7 @@ class Run:
     messages: list[dict[str, Any]]
     trace: Trace
     final_text: str = ""
-    stop_reason: str = "finished"
+    stop_reason: StopReason = "finished"
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
@@ -70,6 +91,9 @@ class Run:
     style: str = "contract"
     faults: bool = False
     notes: list[str] = field(default_factory=list)
+    origin: Source | None = None  # the typed source, when the caller passed one
+    api_failure: APIFailure | None = None  # why, when stop_reason is api_failure
+    api_stop_reason: str | None = None  # the API's stop_reason on the last reply
 
     @property
     def tool_calls(self) -> int:
@@ -111,66 +135,82 @@ def as_task(task: Any) -> Task:
                 getattr(task, "style", "contract"), bool(getattr(task, "faults", False)))
 
 
-def _block(block: Any) -> dict[str, Any]:
-    kind = getattr(block, "type", None)
-    if kind == "text":
-        return {"type": "text", "text": block.text}
-    if kind == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    return block.model_dump(mode="json", exclude_none=True)
+def _over(run: Run, bounds: Bounds) -> str | None:
+    """The bound this run has reached, if any: "cost" (dollars or total tokens) or "steps"."""
+    if run.cost_usd >= bounds.max_cost_usd or run.input_tokens + run.output_tokens >= bounds.max_total_tokens:
+        return "cost"
+    return "steps" if run.steps >= bounds.max_steps else None
 
 
-def _loop(task: Task, model: str, bounds: Bounds, source: str) -> Generator[dict[str, Any], Any, Run]:
-    run = Run(model, source, [{"role": "user", "content": task.message}], task.dispatcher.trace,
-              ticket=task.ticket, world=task.world, style=task.style, faults=task.faults)
-    if not price_for(model)[1]:
-        run.notes.append(f"No price is listed for {model}; cost is estimated at the fallback model's rate.")
+def _loop(task: Task, model: str, bounds: Bounds, source: str | Source) -> Generator[dict[str, Any], Any, Run]:
+    origin = source if isinstance(source, Source) else None
+    run = Run(model, origin.label if origin else source, [{"role": "user", "content": task.message}],
+              task.dispatcher.trace, ticket=task.ticket, world=task.world, style=task.style, faults=task.faults,
+              origin=origin)
+    note = price_note(model)
+    if note:
+        run.notes.append(note)
     tools = task.dispatcher.definitions()
+    max_tokens, seen_ids = bounds.max_tokens, set()
     while True:
-        request = {"model": model, "max_tokens": bounds.max_tokens, "system": task.system,
+        request = {"model": model, "max_tokens": max_tokens, "system": task.system,
                    "tools": tools, "messages": list(run.messages)}
         answer = yield request
         run.steps += 1
-        if not hasattr(answer, "usage") or not hasattr(answer, "content"):  # an exception, or a body the SDK could not parse
-            run.stop_reason = "api_failure"
-            message = str(answer) if isinstance(answer, BaseException) else "the API answered with something that is not a message"
-            run.trace.add("api_failure", error=type(answer).__name__, message=redact(message)[:500])
+        reply = read_reply(answer, seen_ids=seen_ids)
+        if isinstance(reply, APIFailure):  # an exception, or a body that is not a message: never the model's doing
+            run.stop_reason, run.api_failure = "api_failure", reply
+            run.trace.add("api_failure", error=reply.error, message=reply.message, reason=reply.reason,
+                          status=reply.status)
             return run
-        run.input_tokens += answer.usage.input_tokens
-        run.output_tokens += answer.usage.output_tokens
+        stop = run.api_stop_reason = reply.stop_reason
+        run.input_tokens += reply.input_tokens
+        run.output_tokens += reply.output_tokens
         run.cost_usd = cost_usd(model, run.input_tokens, run.output_tokens)
-        content = [_block(b) for b in answer.content]
-        run.messages.append({"role": "assistant", "content": content})
-        uses = [b for b in content if b["type"] == "tool_use"]
-        if not uses:
-            run.final_text = "\n".join(b["text"] for b in content if b["type"] == "text").strip()
-            run.trace.add("finished", model_stop_reason=answer.stop_reason)
+        unexecuted = [u["name"] for u in reply.tool_uses]
+        if stop == "max_tokens" and max_tokens < bounds.retry_max_tokens and _over(run, bounds) is None:
+            # A cut-off reply may hold a half-written tool call: drop it, and ask once more with room to finish.
+            run.trace.add("max_tokens_retry", max_tokens=max_tokens, retry_max_tokens=bounds.retry_max_tokens,
+                          unexecuted=unexecuted)
+            max_tokens = bounds.retry_max_tokens
+            continue
+        run.messages.append({"role": "assistant", "content": reply.content})
+        seen_ids.update(u["id"] for u in reply.tool_uses)
+        if stop == "end_turn":
+            run.final_text = reply.text
+            run.trace.add("finished", model_stop_reason=stop)
             return run
-        out = task.dispatcher.dispatch(uses)
-        run.messages.append({"role": "user", "content": out.results})
-        if out.loop_break is not None:
-            run.stop_reason, run.final_text = "loop_broken", LOOP_BROKEN_REPLY
-            run.trace.add("escalated", reason="loop_broken", tool=out.loop_break.tool, code=out.loop_break.error)
+        if stop == "tool_use":
+            out = task.dispatcher.dispatch(reply.tool_uses)
+            run.messages.append({"role": "user", "content": out.results})
+            if out.loop_break is not None:
+                run.stop_reason, run.final_text = "loop_broken", LOOP_BROKEN_REPLY
+                run.trace.add("escalated", reason="loop_broken", tool=out.loop_break.tool, code=out.loop_break.error)
+                return run
+        elif stop != "pause_turn":  # pause_turn: the API paused a long turn; sending it back resumes it
+            run.stop_reason = _ENDS.get(stop, "unknown_stop")
+            run.final_text = reply.text
+            run.trace.add("stopped", reason=run.stop_reason, model_stop_reason=stop[:100], unexecuted=unexecuted)
             return run
-        over_tokens = run.input_tokens + run.output_tokens >= bounds.max_total_tokens
-        if run.cost_usd >= bounds.max_cost_usd or over_tokens:
+        bound = _over(run, bounds)
+        if bound == "cost":
             run.stop_reason = "cost_limit"
             run.trace.add("bound", bound="cost", cost_usd=round(run.cost_usd, 6), tokens=run.input_tokens + run.output_tokens)
             return run
-        if run.steps >= bounds.max_steps:
-            run.stop_reason = "step_limit"
+        if bound == "steps":
+            run.stop_reason = "paused" if stop == "pause_turn" else "step_limit"
             run.trace.add("bound", bound="steps", steps=run.steps)
             return run
 
 
-def run_agent(client: Any, task: Any, *, model: str, bounds: Bounds | None = None, source: str = "") -> Run:
-    """Run one episode with a sync `anthropic.Anthropic` client."""
+def run_agent(client: Any, task: Any, *, model: str, bounds: Bounds | None = None, source: str | Source = "") -> Run:
+    """Run one episode with a sync `anthropic.Anthropic` client; `source` labels it (a Source or its label)."""
     loop = _loop(as_task(task), model, bounds or Bounds(), source)
     request = next(loop)
     while True:
         try:
             answer: Any = client.messages.create(**request)
-        except Exception as exc:  # the SDK already retried; record and stop, never crash
+        except Exception as exc:  # the client already retried; record and stop, never crash
             answer = exc
         try:
             request = loop.send(answer)
@@ -178,7 +218,8 @@ def run_agent(client: Any, task: Any, *, model: str, bounds: Bounds | None = Non
             return done.value
 
 
-async def arun_agent(client: Any, task: Any, *, model: str, bounds: Bounds | None = None, source: str = "") -> Run:
+async def arun_agent(client: Any, task: Any, *, model: str, bounds: Bounds | None = None,
+                     source: str | Source = "") -> Run:
     """Run one episode with an `anthropic.AsyncAnthropic` client."""
     loop = _loop(as_task(task), model, bounds or Bounds(), source)
     request = next(loop)

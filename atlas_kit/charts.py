@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .metrics import Rate, failure_modes as _failure_modes, groups, per_ticket, recovery, usable
+from .metrics import Rate, api_failures, failure_modes as _failure_modes, groups, per_ticket, recovery, usable
 from .results import source_label
 
 __all__ = ["CHARTS", "context_tokens", "failure_modes", "loop_breaker", "recovery_by_code", "recovery_by_style",
@@ -38,6 +38,10 @@ def _title(ax: Axes, title: str, records: Sequence[dict[str, Any]], *, split: st
     pooled = [f"{names[f]} {'/'.join(sorted(_show(v) for v in values))}"
               for f in names if f != split and len(values := {r.get(f) for r in records}) > 1]
     tail = f"; pooled over {', '.join(pooled)}" if pooled else ""
+    failed = api_failures(records)  # no model answered these: said apart, never drawn as model failures
+    if failed:
+        tail += (f"\nleft out: {sum(failed.values())} episode(s) failed at the API ("
+                 + ", ".join(f"{reason} {n}" for reason, n in failed.items()) + ")")
     ax.set_title(f"{title}\nData: {source_label(records)}{tail}", fontsize=10)
 
 
@@ -63,6 +67,11 @@ def _bars(ax: Axes, x: list[float], rates: list[Rate], width: float, colour: str
     for xi, h, r in zip(x, heights, rates):
         ax.annotate(f"{r.successes}/{r.n}" if r.n else "no data", (xi, h), xytext=(0, 2), textcoords="offset points",
                     ha="center", va="bottom", fontsize=7)
+
+
+def _legend_outside(ax: Axes, *, title: str) -> None:
+    """The legend to the right of the plot, where it cannot cover a bar, an interval or a count."""
+    ax.legend(title=title, fontsize=8, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
 
 def _empty(ax: Axes, what: str) -> Axes:
@@ -103,7 +112,7 @@ def recovery_by_code(records: Sequence[dict[str, Any]], *, ax: Axes | None = Non
     ax.set_xticks(range(len(codes)), codes, rotation=15)
     ax.set_ylim(0, 1.15)
     ax.set_ylabel("recovery rate (95% Wilson interval)")
-    ax.legend(title="style", fontsize=8)
+    _legend_outside(ax, title="style")
     return ax
 
 
@@ -125,7 +134,7 @@ def failure_modes(records: Sequence[dict[str, Any]], *, ax: Axes | None = None) 
         bottom = [b + h for b, h in zip(bottom, heights)]
     ax.set_xticks(range(len(styles)), styles)
     ax.set_ylabel("labels per episode (an episode may carry several)")
-    ax.legend(fontsize=8, loc="upper right")
+    _legend_outside(ax, title="label")
     return ax
 
 
@@ -147,7 +156,7 @@ def context_tokens(records: Sequence[dict[str, Any]], *, ax: Axes | None = None,
                color=_colour(s, i))
     ax.set_xticks(range(len(tickets)), tickets, rotation=90, fontsize=7)
     ax.set_ylabel("input tokens per episode (mean)")
-    ax.legend(title="style", fontsize=8)
+    _legend_outside(ax, title="style")
     return ax
 
 
@@ -158,9 +167,9 @@ def loop_breaker(records: Sequence[dict[str, Any]], *, ax: Axes | None = None) -
     arms = groups(usable(records), "break_loops")
     if not arms:
         return _empty(ax, "episodes")
-    if len(arms) == 1:
-        ax.text(0.5, 0.92, f"Only runs with the loop breaker {'on' if True in arms else 'off'}: nothing to compare.",
-                ha="center", transform=ax.transAxes, fontsize=8)
+    if len(arms) == 1:  # a note in the title, where it cannot sit on a bar or under the legend
+        ax.set_title(f"{ax.get_title()}\nOnly runs with the loop breaker {'on' if True in arms else 'off'}: "
+                     "nothing to compare.", fontsize=10)
     right = ax.twinx()
     width = 0.8 / len(arms)
     for i, (on, rs) in enumerate(sorted(arms.items(), key=lambda kv: not kv[0])):
@@ -172,7 +181,8 @@ def loop_breaker(records: Sequence[dict[str, Any]], *, ax: Axes | None = None) -
     ax.set_xticks([0, 1], ["tool calls (left axis)", "context tokens (right axis)"])
     ax.set_ylabel("tool calls per episode")
     right.set_ylabel("input tokens per episode")
-    ax.legend(fontsize=8, loc="upper left")
+    # Below the tick labels: the right-hand axis leaves no room beside the plot, and inside it would cover bars.
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
     return ax
 
 
@@ -196,7 +206,8 @@ def save_charts(records: Sequence[dict[str, Any]], out_dir: str | os.PathLike[st
         draw(records, ax=fig.add_subplot())
         fig.tight_layout()
         path = folder / f"{prefix}{name}.png"
-        # No Software or date entries, so the same records always give the same bytes.
-        fig.savefig(path, dpi=100, metadata={"Software": None})
+        # No Software or date entries, so the same records always give the same bytes; a tight box keeps
+        # a legend placed beside or below the plot inside the image.
+        fig.savefig(path, dpi=100, metadata={"Software": None}, bbox_inches="tight")
         paths.append(path)
     return paths

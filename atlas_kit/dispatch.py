@@ -13,15 +13,16 @@ import re
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 from .arguments import ArgumentProblem, check_arguments, check_schema
 from .errors import Branch, ErrorCode, ToolError, ToolFailure, retry_changed, stop, tool_error
 from .trace import Trace
+from .types import JSONObject, ToolDefinition, ToolResultBlock, canonical, content_blocks
 
 __all__ = [
-    "CallContext", "DispatchResult", "Dispatcher", "Failure", "LoopBreak", "LoopBreaker", "RetryPolicy", "Tool", "Transient",
-    "args_key", "argument_error", "canonical_args", "crash_error",
+    "CallContext", "DispatchResult", "Dispatcher", "Failure", "Handler", "LoopBreak", "LoopBreaker", "RetryPolicy",
+    "Style", "Tool", "Transient", "args_key", "argument_error", "canonical_args", "contract_style", "crash_error",
 ]
 
 
@@ -42,14 +43,19 @@ class CallContext:
     idempotency_key: str | None
 
 
+Handler = Callable[[JSONObject, CallContext], Any]
+"""`handler(args, ctx)`: the tool's work. It returns the result (text, or anything JSON can write) or raises
+ToolFailure (a contract error) or Transient (worth retrying)."""
+
+
 @dataclass
 class Tool:
     """A callable plus its Anthropic tool definition. `handler(args, ctx)` returns the result."""
 
     name: str
     description: str
-    input_schema: dict[str, Any]
-    handler: Callable[[dict[str, Any], CallContext], Any]
+    input_schema: JSONObject
+    handler: Handler
     side_effect: bool = False
 
     def __post_init__(self) -> None:
@@ -62,7 +68,8 @@ class Tool:
         if not callable(self.handler):
             raise TypeError(f"Tool {self.name!r}: handler must be callable as handler(args, ctx).")
 
-    def definition(self) -> dict[str, Any]:
+    def definition(self) -> ToolDefinition:
+        """The tool as the model is told about it."""
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 
 
@@ -75,7 +82,12 @@ class Failure:
     raw: str
 
 
-def contract_style(failure: Failure) -> dict[str, Any]:
+Style = Callable[[Failure], ToolResultBlock]
+"""How a failure is worded for the model: `style(failure)` returns its tool_result block (atlas/styles.py has three)."""
+
+
+def contract_style(failure: Failure) -> ToolResultBlock:
+    """The contract: code, message, retryable and next, as `errors.tool_error` builds them."""
     return failure.error.block()
 
 
@@ -101,11 +113,13 @@ class RetryPolicy:
         """Seconds to wait before the next attempt, or None when waiting is not worth it."""
         if retry_after is not None:
             return retry_after if retry_after <= self.max_delay else None
-        return min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
+        return min(self.base_delay * 2.0 ** (attempt - 1), self.max_delay)
 
 
 @dataclass(frozen=True)
 class LoopBreak:
+    """A (tool, arguments, code) triple that failed `count` times: `error` is the code's value."""
+
     tool: str
     args_key: str
     error: str
@@ -114,14 +128,16 @@ class LoopBreak:
 
 @dataclass
 class DispatchResult:
-    results: list[dict[str, Any]]
+    """One tool_result per issued id, in order; the failures among them; and a loop break, if one tripped."""
+
+    results: list[ToolResultBlock]
     failures: list[Failure] = field(default_factory=list)
     loop_break: LoopBreak | None = None
 
 
-def canonical_args(args: Any) -> str:
-    """Arguments as a stable string: key order and spacing never make two calls differ."""
-    return json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+def canonical_args(args: object) -> str:
+    """Arguments as a stable string: key order and spacing never make two calls differ (types.canonical)."""
+    return canonical(args)
 
 
 def argument_error(use_id: str, problem: ArgumentProblem) -> ToolError:
@@ -139,7 +155,7 @@ def crash_error(use_id: str, exc: BaseException) -> ToolError:
     )
 
 
-def args_key(args: Any) -> str:
+def args_key(args: object) -> str:
     """A short digest of the canonical arguments: the trace and the breaker name a call without echoing it."""
     return hashlib.sha256(canonical_args(args).encode()).hexdigest()[:16]
 
@@ -158,7 +174,7 @@ class LoopBreaker:
         if not isinstance(self.threshold, int) or self.threshold < 2:
             raise ValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
 
-    def count(self, tool: str, args: Any, code: str) -> LoopBreak | None:
+    def count(self, tool: str, args: object, code: str) -> LoopBreak | None:
         """Record one failure; return the LoopBreak when this triple has now failed `threshold` times or more."""
         key = args_key(args)
         triple = (tool, key, code)
@@ -175,7 +191,7 @@ class Dispatcher:
         *,
         retry: RetryPolicy | None = None,
         trace: Trace | None = None,
-        style: Callable[[Failure], dict[str, Any]] = contract_style,
+        style: Style = contract_style,
         loop_threshold: int = 2,
         break_loops: bool = True,
         run_id: str = "run",
@@ -194,22 +210,23 @@ class Dispatcher:
         self.style, self.loop_threshold, self.break_loops, self.run_id = style, loop_threshold, break_loops, run_id
         self._breaker = LoopBreaker(threshold=loop_threshold)
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self) -> list[ToolDefinition]:
+        """Every tool's definition, for the request's `tools`."""
         return [t.definition() for t in self.tools.values()]
 
-    def dispatch(self, content: Iterable[Any]) -> DispatchResult:
+    def dispatch(self, content: Iterable[object]) -> DispatchResult:
         """Answer every `tool_use` block in `content` (dicts or SDK objects); never raises."""
         out = DispatchResult(results=[])
         answered: set[str] = set()
-        for block in content:
-            if _get(block, "type") != "tool_use":
+        for block in content_blocks(content):
+            if block["type"] != "tool_use":
                 continue
-            use_id = _get(block, "id")
+            use_id = block.get("id")
             if not isinstance(use_id, str) or not use_id or use_id in answered:
                 self.trace.add("unanswerable_block", tool_use_id=repr(use_id)[:80])
                 continue
             answered.add(use_id)
-            name, args = _get(block, "name"), _get(block, "input")
+            name, args = block.get("name"), block.get("input")
             try:
                 result, failure = self._call(use_id, name, args)
             except Exception as exc:  # a bug in the dispatcher itself still yields one result
@@ -223,7 +240,7 @@ class Dispatcher:
                     out.loop_break = brk
         return out
 
-    def _call(self, use_id: str, name: Any, args: Any) -> tuple[dict[str, Any], Failure | None]:
+    def _call(self, use_id: str, name: object, args: object) -> tuple[ToolResultBlock, Failure | None]:
         tool = self.tools.get(name) if isinstance(name, str) else None
         self.trace.add("call", tool_use_id=use_id, tool=name if tool else "<unknown>", args=canonical_args(args)[:2000])
         if tool is None:
@@ -236,9 +253,9 @@ class Dispatcher:
         problem = check_arguments(tool.input_schema, args)
         if problem is not None:
             return self._fail(tool.name, argument_error(use_id, problem), raw=problem.raw)
-        return self._run(tool, use_id, args)
+        return self._run(tool, use_id, cast(JSONObject, args))  # the schema check passed: args is an object
 
-    def _run(self, tool: Tool, use_id: str, args: dict[str, Any]) -> tuple[dict[str, Any], Failure | None]:
+    def _run(self, tool: Tool, use_id: str, args: JSONObject) -> tuple[ToolResultBlock, Failure | None]:
         key = f"{self.run_id}:{use_id}" if tool.side_effect else None
         attempt = 0
         while True:
@@ -263,7 +280,7 @@ class Dispatcher:
             self.trace.add("result", tool_use_id=use_id, tool=tool.name, attempt=attempt)
             return {"type": "tool_result", "tool_use_id": use_id, "content": _as_text(value)}, None
 
-    def _gave_up(self, tool: Tool, use_id: str, attempts: int, raw: str) -> tuple[dict[str, Any], Failure]:
+    def _gave_up(self, tool: Tool, use_id: str, attempts: int, raw: str) -> tuple[ToolResultBlock, Failure]:
         side = " It may not have been applied; do not repeat it." if tool.side_effect else ""
         err = tool_error(
             use_id, ErrorCode.UPSTREAM_UNAVAILABLE,
@@ -280,13 +297,13 @@ class Dispatcher:
                        detail=tb, crashed=True)
         return Failure(name, err, tb)
 
-    def _fail(self, name: str, err: ToolError, *, raw: str) -> tuple[dict[str, Any], Failure]:
+    def _fail(self, name: str, err: ToolError, *, raw: str) -> tuple[ToolResultBlock, Failure]:
         self.trace.add("error", tool_use_id=err.tool_use_id, tool=name, code=err.code.value,
                        branch=err.next.branch.value if err.next else None, detail=err.detail or raw)
         failure = Failure(name, err, raw)
         return self.style(failure), failure
 
-    def _count(self, failure: Failure, args: Any) -> LoopBreak | None:
+    def _count(self, failure: Failure, args: object) -> LoopBreak | None:
         brk = self._breaker.count(failure.tool, args, failure.error.code.value)
         if brk is None:
             return None
@@ -295,9 +312,5 @@ class Dispatcher:
         return brk if self.break_loops else None
 
 
-def _get(block: Any, name: str) -> Any:
-    return block.get(name) if isinstance(block, dict) else getattr(block, name, None)
-
-
-def _as_text(value: Any) -> str:
+def _as_text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -1,7 +1,8 @@
 """Rendering a Run: HTML for Jupyter, plain text for terminals.
 
 Turns, tool calls, results (errors highlighted), the stop reason, token use and
-where the run came from. Used by every chapter that shows a transcript.
+where the run came from; every string passes the trace's redaction on the way out.
+Used by every chapter that shows a transcript.
 """
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ import json
 from html import escape
 from typing import Any
 
+from .trace import redact
+
 __all__ = ["run_html", "run_text"]
 
 _CLIP = 600
 
 
 def _clip(text: str) -> str:
+    text = redact(text)
     return text if len(text) <= _CLIP else text[:_CLIP] + f" … [{len(text) - _CLIP} more characters]"
 
 
@@ -27,6 +31,8 @@ def _items(run: Any) -> list[tuple[str, str, bool]]:
             out.append((msg["role"], content, False))
             continue
         for b in content:
+            if not isinstance(b, dict):
+                continue
             if b["type"] == "text":
                 out.append(("assistant", b["text"], False))
             elif b["type"] == "tool_use":
@@ -38,17 +44,19 @@ def _items(run: Any) -> list[tuple[str, str, bool]]:
 
 
 def _summary(run: Any) -> str:
-    return (f"stop: {run.stop_reason} · steps: {run.steps} · tool calls: {run.tool_calls} · "
+    failure = getattr(run, "api_failure", None)
+    why = f" ({failure.reason}: {failure.fix})" if failure is not None else ""
+    return (f"stop: {run.stop_reason}{why} · steps: {run.steps} · tool calls: {run.tool_calls} · "
             f"tokens in/out: {run.input_tokens}/{run.output_tokens} · cost: ${run.cost_usd:.4f}")
 
 
 def run_text(run: Any) -> str:
-    lines = [f"[{run.source or run.model}]"]
+    lines = [f"[{redact(run.source or run.model)}]"]
     for who, text, is_error in _items(run):
         mark = "!!" if is_error else "  "
         lines.append(f"{mark} {who:>11}: {_clip(text)}")
     lines.append(_summary(run))
-    lines.extend(f"note: {n}" for n in run.notes)
+    lines.extend(f"note: {redact(n)}" for n in run.notes)
     return "\n".join(lines)
 
 
@@ -64,9 +72,9 @@ def run_html(run: Any) -> str:
             f"<b>{escape(who)}</b></td><td style=\"padding:4px 8px;font-family:monospace;white-space:pre-wrap\">"
             f"{escape(_clip(text))}</td></tr>"
         )
-    notes = "".join(f"<div><i>note: {escape(n)}</i></div>" for n in run.notes)
+    notes = "".join(f"<div><i>note: {escape(redact(n))}</i></div>" for n in run.notes)
     return (
-        f'<div class="atlas-run"><div><b>{escape(run.source or run.model)}</b></div>'
+        f'<div class="atlas-run"><div><b>{escape(redact(run.source or run.model))}</b></div>'
         f'<table style="border-collapse:collapse;width:100%">{"".join(rows)}</table>'
         f"<div>{escape(_summary(run))}</div>{notes}</div>"
     )

@@ -12,6 +12,8 @@ from enum import Enum
 from importlib import resources
 from typing import Any
 
+from .trace import looks_secret
+
 __all__ = [
     "ALLOWED_BRANCHES", "Branch", "CONTRACT_VERSION", "ErrorCode", "MAX_MESSAGE_CHARS", "Next", "Safe", "ToolError",
     "RETRYABLE", "ToolFailure", "empty_result", "error_schema", "retry_changed", "retry_unchanged", "safe", "say", "stop",
@@ -191,6 +193,8 @@ def empty_result(items_key: str, note: str, **fields: Any) -> dict[str, Any]:
 # pattern (an id that exists), and dollar amounts in the tool's own format ($1,250.00).
 
 _SAFE_STR = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9_.:\-]{0,39}|-?\$[0-9]{1,3}(?:,[0-9]{3})*\.[0-9]{2})$")
+# Plain tokens still not safe to print: a host or IP with a port (a key is refused by trace.looks_secret).
+_HOST_PORT = re.compile(r"(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*):\d{2,5}\b")
 
 
 @dataclass(frozen=True)
@@ -211,12 +215,11 @@ def safe(value: Any) -> Safe:
         return Safe(str(value))
     if isinstance(value, Enum):
         return Safe(str(value.value))
-    if isinstance(value, str) and _SAFE_STR.match(value):
+    if isinstance(value, str) and _SAFE_STR.match(value) and not (_HOST_PORT.search(value) or looks_secret(value)):
         return Safe(value)
-    raise ValueError(
-        "safe() accepts an int, a bool, an Enum member, an amount like $1,250.00, or a plain token of at most "
-        "40 letters, digits and ._:- ; validate the value first or refer to the argument by its name instead."
-    )
+    raise ValueError("safe() accepts an int, a bool, an Enum member, an amount like $1,250.00, or a plain token of at "
+                     "most 40 letters, digits and ._:- that is neither a host:port nor shaped like a key; validate "
+                     "the value first or refer to the argument by its name instead.")
 
 
 def say(template: str, **values: Safe | int) -> str:
@@ -234,7 +237,12 @@ def say(template: str, **values: Safe | int) -> str:
 
 _INTERNALS = re.compile(
     r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|\bSELECT\b.+\bFROM\b|"
-    r"\bORA-\d{4,5}\b|\b[a-z0-9-]+\.(?:internal|local|corp)\b|<html|Exception:",
+    r"\bORA-\d{4,5}\b|\b[a-z0-9-]+\.(?:internal|local|corp)\b|<html|Exception:|"
+    r"\b\d{1,3}(?:\.\d{1,3}){3}\b|\b(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{2,5}\b|"  # an IP, a host:port
+    r"(?<![\w$.])(?:~|\.{1,2})?/(?:[\w.-]+/)+[\w.-]*|\b[a-z]:\\\\?[\w.-]+|"  # a file path, POSIX or Windows
+    r"(?-i:\b[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*\.[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b)|"  # a dotted class
+    r"(?-i:\b[A-Z][A-Za-z]*(?:Error|Exception)\b:)|"  # an exception class and its text, as str(exc) prints them
+    r"\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|access[_-]?key|private[_-]?key|token)\s*[=:]\s*[^\s,;]+",
     re.IGNORECASE | re.DOTALL,
 )
 
@@ -247,8 +255,9 @@ def _check_text(param: str, text: Any) -> None:
             f"{param} is {len(text)} characters; the cap is {MAX_MESSAGE_CHARS}. "
             "Say what to do in one or two sentences and move the rest to detail=."
         )
-    if _INTERNALS.search(text):
-        raise ValueError(f"{param} contains internals (a traceback, SQL, an error code or a host); put them in detail=.")
+    if _INTERNALS.search(text) or looks_secret(text):
+        raise ValueError(f"{param} contains internals (a traceback, SQL, an error code, a host or address, a file path, "
+                         "an exception class, or a key or password); put them in detail=.")
 
 
 def _check_message(message: Any) -> None:

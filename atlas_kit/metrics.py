@@ -1,8 +1,9 @@
 """The course's measurements, as pure functions over lists of episode records (see results.py).
 
 Recovery with Wilson intervals, paired recovery, pass^k, failure-mode rates and use per ticket;
-each function states its definition. Records of episodes the harness could not finish are left
-out of every figure. Taught in chapters 07 and 11.
+each function states its definition. Records of episodes the harness could not finish, and of
+episodes that ended at the API (no model failed there), are left out of every figure and counted
+apart by `api_failures`. Taught in chapters 07 and 11.
 """
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, Union
 
 from .atlas.grade import LABELS
-from .results import HARNESS_ERROR, source_label
+from .results import API_FAILURE, HARNESS_ERROR, source_label
 from .tables import Table
 
-__all__ = ["Z95", "Paired", "Rate", "Use", "failure_modes", "groups", "pass_k", "paired_recovery", "per_ticket",
-           "recovery", "recovery_table", "success", "usable", "wilson"]
+__all__ = ["Z95", "Paired", "Rate", "Use", "api_failures", "describe_api_failures", "failure_modes", "groups",
+           "pass_k", "paired_recovery", "per_ticket", "recovery", "recovery_table", "success", "usable", "wilson"]
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 By = Union[str, Sequence[str], Callable[[dict[str, Any]], Any]]
@@ -65,8 +66,28 @@ class Rate:
 
 
 def usable(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records every metric counts: all but episodes the harness itself failed to finish."""
-    return [r for r in records if r.get("stop_reason") != HARNESS_ERROR]
+    """The records every metric counts: all but episodes the harness failed to finish or that ended at the API."""
+    return [r for r in records if r.get("stop_reason") not in (HARNESS_ERROR, API_FAILURE)]
+
+
+def api_failures(records: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Episodes that ended at the API, counted by reason (authentication, rate_limit, overloaded, ...), most first."""
+    counts: dict[str, int] = {}
+    for r in records:
+        if r.get("stop_reason") == API_FAILURE:
+            reason = str(r.get("api_failure") or "unknown")
+            counts[reason] = counts.get(reason, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def describe_api_failures(records: Iterable[dict[str, Any]]) -> str:
+    """One sentence on the episodes that ended at the API, or "" when there were none."""
+    counts = api_failures(records)
+    if not counts:
+        return ""
+    reasons = ", ".join(f"{reason} {n}" for reason, n in counts.items())
+    return (f"{sum(counts.values())} episode(s) failed at the API ({reasons}) and are left out: no model "
+            "answered them, and a rerun retries them.")
 
 
 def groups(records: Iterable[dict[str, Any]], by: By) -> dict[Any, list[dict[str, Any]]]:
@@ -191,9 +212,11 @@ def recovery_table(records: Sequence[dict[str, Any]], *, by: Sequence[str] = ("s
         rec, ok = recovery(rs), success(rs)
         rows.append([*(_show(v) for v in key), len(usable(rs)), rec.n, _cell(rec), _cell(ok)])
     caption = f"Recovery = P(correct | a tool error reached the model). Data: {source_label(records)}."
-    broken = len(records) - len(usable(records))
+    broken = sum(r.get("stop_reason") == HARNESS_ERROR for r in records)
     if broken:
         caption += f" {broken} episode(s) failed inside the harness and are left out; see their harness_error."
+    if failed := describe_api_failures(records):
+        caption += f" {failed}"
     return Table(rows, columns, caption=caption)
 
 

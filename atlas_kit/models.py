@@ -2,7 +2,8 @@
 
 The default model name, the environment variables and the key rule live in this
 file and nowhere else. Asking for a live model with no key falls back to the
-offline stand-in with a visible note, never a traceback. Taught in chapter 00.
+offline stand-in with a visible note, never a traceback. Live and recording clients
+retry under `retries.APIRetry`, so no wait is unbounded or silent. Taught in chapter 00.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import os
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 from anthropic._data import DEPRECATED_MODELS  # the list the SDK itself warns from
@@ -19,13 +20,16 @@ from anthropic.types import Model
 
 from .offline import OFFLINE_MODEL, Profile, offline_client
 from .replay import Cassette, recording_client, replay_client
+from .retries import APIRetry, bounded
+from .sources import SIMULATED, Source
 
-__all__ = ["DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "OFFLINE_MODEL", "ModelChoice", "choose_model", "known_models"]
+__all__ = ["DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "OFFLINE_MODEL", "SIMULATED", "Mode", "ModelChoice", "choose_model",
+           "known_models"]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "ATLAS_MODEL"  # overrides the default; a notebook's `model` parameter overrides both
 KEY_ENV = "ANTHROPIC_API_KEY"  # the only place a key is read from
-SIMULATED = "simulated (offline rule-based stand-in, not an LLM)"
+Mode = Literal["offline", "live", "replay"]
 
 
 def known_models() -> tuple[str, ...]:
@@ -36,13 +40,24 @@ def known_models() -> tuple[str, ...]:
 
 @dataclass
 class ModelChoice:
+    """A client, the model it answers as, and where its answers come from (`origin`, with `source` its label)."""
+
     client: Any
     model: str
-    mode: str  # "offline", "live" or "replay"
+    mode: Mode
     source: str  # what every chart and table built from its runs must say
     note: str = ""
     recording: Cassette | None = None  # set when recording a live run
     record_to: Path | None = None
+    origin: Source | None = None
+
+    def __post_init__(self) -> None:
+        kinds = {"offline": "simulated", "live": "live", "replay": "replayed"}
+        if self.mode not in kinds:
+            raise ValueError(f"ModelChoice.mode must be one of {', '.join(kinds)}; got {self.mode!r}.")
+        if self.origin is None:  # a choice made by hand: its kind follows from the mode
+            kind = kinds[self.mode]
+            self.origin = Source(kind, self.model, None if kind == "simulated" else dt.date.today().isoformat())  # type: ignore[arg-type]
 
     def save_recording(self) -> Path:
         """Write the cassette of a `choose_model(..., record=path)` choice; returns the path."""
@@ -64,15 +79,18 @@ def choose_model(
     cassette: str | os.PathLike[str] | None = None,
     record: str | os.PathLike[str] | None = None,
     async_: bool = False,
+    retry: APIRetry | None = None,
 ) -> ModelChoice:
     """Resolve `model` (or $ATLAS_MODEL, or a default) to a client and a source label.
 
     `cassette=` replays a recording with no key; `record=` records a live run, written to
-    that path by `ModelChoice.save_recording()`.
+    that path by `ModelChoice.save_recording()`. `retry` bounds a live call's retries and waits
+    (default `APIRetry()`: no retry-after over 30 s is waited for, at most 60 s of waiting a call).
     """
     if cassette is not None:
         tape = Cassette.load(cassette)
-        return ModelChoice(replay_client(tape, async_=async_), tape.model, "replay", tape.label())
+        origin = Source("replayed", tape.model, tape.recorded_on)
+        return ModelChoice(replay_client(tape, async_=async_), tape.model, "replay", origin.label, origin=origin)
     wanted = model or os.environ.get(MODEL_ENV) or (DEFAULT_MODEL if os.environ.get(KEY_ENV) else OFFLINE_MODEL)
     if not isinstance(wanted, str) or not wanted.strip():
         raise ValueError(f"model must be a model name such as {DEFAULT_MODEL!r} or {OFFLINE_MODEL!r}.")
@@ -81,19 +99,24 @@ def choose_model(
             f"model {wanted!r} is deprecated (end of life {DEPRECATED_MODELS[wanted]}); "
             f"use {DEFAULT_MODEL!r} or another of: {', '.join(known_models()[:6])}."
         )
+    simulated = Source("simulated", OFFLINE_MODEL)
     if wanted == OFFLINE_MODEL:
-        return ModelChoice(offline_client(seed=seed, profile=profile, async_=async_), OFFLINE_MODEL, "offline", SIMULATED)
+        return ModelChoice(offline_client(seed=seed, profile=profile, async_=async_), OFFLINE_MODEL, "offline",
+                           SIMULATED, origin=simulated)
     if not os.environ.get(KEY_ENV):
         note = (f"No {KEY_ENV} is set, so the offline stand-in answers instead of {wanted}. "
                 "Results below are simulated. Set the key in your environment to call the live model.")
         return ModelChoice(offline_client(seed=seed, profile=profile, async_=async_), OFFLINE_MODEL, "offline",
-                           SIMULATED, note)
+                           SIMULATED, note, origin=simulated)
     note = "" if wanted in known_models() else f"{wanted} is not in the installed SDK's list of model names."
-    source = f"live ({wanted}, {dt.date.today().isoformat()})"
+    origin = Source("live", wanted, dt.date.today().isoformat())
     if record is not None:
         tape = Cassette(model=wanted, recorded_on=dt.date.today().isoformat())
-        client = recording_client(tape, async_=async_)
-        return ModelChoice(client, wanted, "live", source, note or f"Recording to {Path(record).name}.", tape, Path(record))
-    client = anthropic.AsyncAnthropic() if async_ else anthropic.Anthropic()
-    return ModelChoice(client, wanted, "live", source, note)
+        client = recording_client(tape, async_=async_, retry=retry)
+        return ModelChoice(client, wanted, "live", origin.label, note or f"Recording to {Path(record).name}.", tape,
+                           Path(record), origin)
+    # The SDK's own retries obey any retry-after; these run under `retry` instead (retries.py).
+    options = bounded(retry)
+    client = anthropic.AsyncAnthropic(**options) if async_ else anthropic.Anthropic(**options)
+    return ModelChoice(client, wanted, "live", origin.label, note, origin=origin)
 

@@ -1,13 +1,11 @@
-"""Record a live run into a cassette, then replay it with no key and no network.
+"""Replay a recorded run with no key and no network: a cassette answers in the API's place.
 
-A cassette keeps request and response bodies of successful `/v1/messages` calls, never
-headers, with key-like strings redacted. A replayed request that was not recorded is
-refused, naming what differs. Taught in chapters 00 and 11, where live results become reproducible.
+A replayed request that was not recorded is refused, naming what differs; in a sweep, each episode
+is answered only from its own recorded calls, so a missing trial is a clear miss and never another
+condition's answer. Recording is in cassette.py (its names are re-exported here). Chapters 00 and 11.
 """
 from __future__ import annotations
 
-import datetime as _dt
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -16,10 +14,13 @@ from typing import Any, Literal, overload
 import anthropic
 import httpx2
 
-from .trace import redact
-from .transport import APIFault, in_process_async_client, in_process_client
+from .cassette import (CASSETTE_FORMAT, EPISODE_HEADER, IGNORED_FIELDS, Cassette, RecordingTransport, answer_fields,
+                       fingerprint, recording_client)
+from .transport import BASE_URL, PLACEHOLDER_KEY, APIFault, MessagesTransport
 
 __all__ = [
+    "CASSETTE_FORMAT",
+    "EPISODE_HEADER",
     "IGNORED_FIELDS",
     "REPLAY_PREFIX",
     "Cassette",
@@ -30,159 +31,7 @@ __all__ = [
     "replay_client",
 ]
 
-CASSETTE_FORMAT = "atlas_kit.cassette/1"
 REPLAY_PREFIX = "replay:"
-# Fields that cannot change the answer. Every other field counts, so a field the SDK adds
-# later can only make a replay refuse a request, never give it another request's answer.
-IGNORED_FIELDS = frozenset({"metadata", "stream"})
-
-
-def fingerprint(body: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON (sorted keys, compact) of the fields that determine the answer.
-
-    Those are all fields except `IGNORED_FIELDS`: model, system, messages, tools, tool_choice,
-    max_tokens, temperature, top_p, top_k, stop_sequences, thinking and any newer one.
-    Key-like strings are redacted first, so a recorded body and its stored copy agree.
-    """
-    return hashlib.sha256(_canonical(_answer_fields(body)).encode()).hexdigest()
-
-
-def _answer_fields(body: dict[str, Any]) -> dict[str, Any]:
-    return redact({k: v for k, v in body.items() if k not in IGNORED_FIELDS})
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-@dataclass
-class Cassette:
-    """One recorded run: the model, the date, and its calls in the order they were made."""
-
-    model: str
-    recorded_on: str = field(default_factory=lambda: _dt.date.today().isoformat())
-    entries: list[dict[str, Any]] = field(default_factory=list)
-
-    def record(self, request: dict[str, Any], response: dict[str, Any]) -> None:
-        """Append one call; both bodies are redacted before they are kept."""
-        entry = {"fingerprint": fingerprint(request), "request": redact(request), "response": redact(response)}
-        self.entries.append(entry)
-
-    def lookup(self, body: dict[str, Any], *, nth: int = 0) -> dict[str, Any] | None:
-        """The response recorded for the `nth` occurrence of this request, or None."""
-        key = fingerprint(body)
-        matches = [e["response"] for e in self.entries if e["fingerprint"] == key]
-        return matches[nth] if nth < len(matches) else None
-
-    def label(self) -> str:
-        return f"replayed from {self.model} on {self.recorded_on}"
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Pretty, deterministic JSON: sorted keys, entries in recording order."""
-        data = {"format": CASSETTE_FORMAT, "model": self.model, "recorded_on": self.recorded_on,
-                "entries": self.entries}
-        text = json.dumps(redact(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Cassette:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-        if not isinstance(data, dict) or data.get("format") != CASSETTE_FORMAT:
-            raise ValueError(f"{os.fspath(path)} is not an atlas_kit cassette (expected format {CASSETTE_FORMAT!r}); "
-                             "record one with recording_client() and Cassette.save().")
-        return cls(model=data["model"], recorded_on=data["recorded_on"], entries=list(data["entries"]))
-
-
-class RecordingTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
-    """Forwards every request to `inner` and records successful `/v1/messages` calls into `cassette`.
-
-    Only JSON bodies are kept, never headers (the API key travels in them); streamed calls
-    are forwarded but not recorded.
-    """
-
-    def __init__(self, inner: httpx2.BaseTransport | httpx2.AsyncBaseTransport, cassette: Cassette) -> None:
-        self.inner, self.cassette = inner, cassette
-
-    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        request.read()
-        response = self.inner.handle_request(request)  # type: ignore[union-attr]
-        if not _recordable(request, response):
-            return response
-        raw = b"".join(response.stream)  # type: ignore[union-attr]  # not iter_raw(): it refuses a pre-read body
-        response.close()
-        return self._record(request, response, raw)
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        await request.aread()
-        response = await self.inner.handle_async_request(request)  # type: ignore[union-attr]
-        if not _recordable(request, response):
-            return response
-        raw = b"".join([chunk async for chunk in response.stream])  # type: ignore[union-attr]
-        await response.aclose()
-        return self._record(request, response, raw)
-
-    def _record(self, request: httpx2.Request, response: httpx2.Response, raw: bytes) -> httpx2.Response:
-        # The body is read here, so the client gets a fresh, unread copy of the response:
-        # handing back the consumed one would leave it without `elapsed` and the like.
-        def copy() -> httpx2.Response:
-            return httpx2.Response(response.status_code, headers=response.headers, stream=httpx2.ByteStream(raw),
-                                   extensions=response.extensions)
-
-        try:
-            sent, answer = json.loads(request.content), json.loads(copy().read())  # read() undoes gzip
-        except (ValueError, httpx2.DecodingError):
-            sent = answer = None  # a malformed body is the SDK's to report; there is nothing to replay
-        if isinstance(sent, dict) and isinstance(answer, dict) and not sent.get("stream"):
-            self.cassette.record(sent, answer)
-        return copy()
-
-    def close(self) -> None:
-        if isinstance(self.inner, httpx2.BaseTransport):
-            self.inner.close()
-
-    async def aclose(self) -> None:
-        if isinstance(self.inner, httpx2.AsyncBaseTransport):
-            await self.inner.aclose()
-
-
-def _recordable(request: httpx2.Request, response: httpx2.Response) -> bool:
-    return (
-        request.method == "POST"
-        and request.url.path == "/v1/messages"
-        and response.is_success
-        and response.headers.get("content-type", "").split(";")[0].strip().endswith("json")
-    )
-
-
-@overload
-def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
-                     async_: Literal[False] = ..., max_retries: int = ...) -> anthropic.Anthropic: ...
-@overload
-def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
-                     async_: Literal[True], max_retries: int = ...) -> anthropic.AsyncAnthropic: ...
-def recording_client(
-    cassette: Cassette,
-    *,
-    api_key: str | None = None,
-    inner: httpx2.BaseTransport | httpx2.AsyncBaseTransport | None = None,
-    async_: bool = False,
-    max_retries: int = anthropic.DEFAULT_MAX_RETRIES,
-) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
-    """A genuine client whose calls go to `inner` (default: the network) and are recorded.
-
-    `api_key=None` lets the SDK find the key itself (ANTHROPIC_API_KEY, then profiles); the
-    key stays in the SDK's headers and is never written. Tests pass `inner=MessagesTransport(...)`.
-    """
-    if async_:
-        transport = RecordingTransport(inner or httpx2.AsyncHTTPTransport(), cassette)
-        return anthropic.AsyncAnthropic(api_key=api_key, max_retries=max_retries,
-                                        http_client=anthropic.DefaultAsyncHttpxClient(transport=transport))
-    transport = RecordingTransport(inner or httpx2.HTTPTransport(), cassette)
-    return anthropic.Anthropic(api_key=api_key, max_retries=max_retries,
-                               http_client=anthropic.DefaultHttpxClient(transport=transport))
 
 
 @overload
@@ -202,8 +51,11 @@ def replay_client(
     that is `anthropic.BadRequestError`; `is_replay_miss(err)` tells it from a real 400.
     """
     cassette = cassette_or_path if isinstance(cassette_or_path, Cassette) else Cassette.load(cassette_or_path)
-    player = _Player(cassette)
-    return in_process_async_client(player, max_retries=0) if async_ else in_process_client(player, max_retries=0)
+    transport = _ReplayTransport(_Player(cassette))
+    options: dict[str, Any] = {"api_key": PLACEHOLDER_KEY, "base_url": BASE_URL, "max_retries": 0, "open_telemetry": False}
+    if async_:
+        return anthropic.AsyncAnthropic(http_client=anthropic.DefaultAsyncHttpxClient(transport=transport), **options)
+    return anthropic.Anthropic(http_client=anthropic.DefaultHttpxClient(transport=transport), **options)
 
 
 def is_replay_miss(err: BaseException) -> bool:
@@ -213,20 +65,35 @@ def is_replay_miss(err: BaseException) -> bool:
 
 @dataclass
 class _Player:
-    """The replay handler: the k-th identical request gets the k-th recorded answer."""
+    """The replay handler: the k-th identical request (of one episode, when tagged) gets the k-th recorded answer."""
 
     cassette: Cassette
-    asked: dict[str, int] = field(default_factory=dict)
+    asked: dict[tuple[str | None, str], int] = field(default_factory=dict)
 
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
-        key = fingerprint(body)
+    def __call__(self, body: dict[str, Any], episode: str | None = None) -> dict[str, Any]:
+        if episode and episode not in self.cassette.episodes():
+            raise _miss(f"the cassette holds no calls for episode {episode!r}; it was recorded with fewer trials "
+                        "or other conditions. Replay with the options it was recorded with.")
+        key = (episode, fingerprint(body))
         nth = self.asked.get(key, 0)
-        answer = self.cassette.lookup(body, nth=nth)
+        answer = self.cassette.lookup(body, nth=nth, episode=episode)
         if answer is None:
-            raise APIFault(400, f"{REPLAY_PREFIX} request not in cassette: {_explain_miss(self.cassette, body, nth)}",
-                           error_type="invalid_request_error", headers={"x-should-retry": "false"})
+            own = [e for e in self.cassette.entries if e.get("episode") == episode] if episode else self.cassette.entries
+            raise _miss(_explain_miss(Cassette(self.cassette.model, entries=own), body, nth))
         self.asked[key] = nth + 1
         return answer
+
+
+def _miss(why: str) -> APIFault:
+    return APIFault(400, f"{REPLAY_PREFIX} request not in cassette: {why}", error_type="invalid_request_error",
+                    headers={"x-should-retry": "false"})
+
+
+class _ReplayTransport(MessagesTransport):
+    """The in-process API, answering from a `_Player` that also reads the request's episode header."""
+
+    def _call(self, body: dict[str, Any], request: httpx2.Request) -> Any:
+        return self.handler(body, request.headers.get(EPISODE_HEADER))
 
 
 def _explain_miss(cassette: Cassette, body: dict[str, Any], nth: int) -> str:
@@ -235,10 +102,10 @@ def _explain_miss(cassette: Cassette, body: dict[str, Any], nth: int) -> str:
                 "the run repeated a call the recording made fewer times.")
     if not cassette.entries:
         return "the cassette holds no recordings."
-    got = _answer_fields(body)
+    got = answer_fields(body)
     index, nearest = max(enumerate(cassette.entries),
-                         key=lambda ie: _closeness(_answer_fields(ie[1]["request"]), got, ie[0]))
-    want = _answer_fields(nearest["request"])
+                         key=lambda ie: _closeness(answer_fields(ie[1]["request"]), got, ie[0]))
+    want = answer_fields(nearest["request"])
     path, recorded, asked = _first_difference(want, got)
     text = f"{path} differs from the nearest recording (entry {index} of {len(cassette.entries)}): " \
            f"recorded {_short(recorded)}, got {_short(asked)}"
@@ -286,6 +153,10 @@ def _describe(message: Any) -> str:
     kinds = [f"{b['type']} for {b.get('tool_use_id') or b.get('id')}" if b.get("type") in ("tool_result", "tool_use")
              else str(b.get("type")) for b in blocks if isinstance(b, dict)]
     return f"{message.get('role')}: {', '.join(kinds) or 'empty'}"
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _short(value: Any, limit: int = 80) -> str:

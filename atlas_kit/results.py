@@ -1,27 +1,33 @@
 """Results that survive: one flat JSON record per finished episode, appended to a JSONL file at once.
 
-A record holds the condition, the grade and the usage of one episode, never its transcript.
-Reading tolerates a last line cut short by a crash; `repair` drops it before a sweep resumes.
-Taught in chapter 11, where an experiment must outlive a killed kernel.
+A record holds the condition, the grade, the usage and the typed source of one episode, never its
+transcript; every string in it is redacted before it is written. Reading tolerates a last line cut
+short by a crash, and a later copy of an episode that failed at the API replaces it (a resume reruns
+those). Taught in chapter 11, where an experiment must outlive a killed kernel.
 """
 from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any, Iterable
 
-__all__ = ["FIELDS", "HARNESS_ERROR", "Condition", "ResultsWriter", "episode_key", "harness_record", "read_records",
-           "record_from_run", "repair", "source_label"]
+from .sources import SOURCE_KINDS, Source, SourceKind, kind_of_label
+from .trace import redact
+
+__all__ = ["API_FAILURE", "FIELDS", "HARNESS_ERROR", "Condition", "ResultsWriter", "check_source", "episode_key",
+           "harness_record", "read_records", "record_from_run", "record_kind", "repair", "source_label"]
 
 # Every record has exactly these keys, in this order (the condition's fields are flattened in).
 FIELDS = ("key", "experiment", "style", "faults", "break_loops", "profile", "model", "ticket", "trial", "seed",
-          "source", "stop_reason", "correct", "labels", "hit_error", "error_codes", "branches", "steps",
-          "tool_calls", "input_tokens", "output_tokens", "cost_usd", "loop_detected", "harness_error")
+          "source", "source_kind", "source_date", "stop_reason", "correct", "labels", "hit_error", "error_codes",
+          "branches", "steps", "tool_calls", "input_tokens", "output_tokens", "cost_usd", "loop_detected",
+          "api_failure", "api_error", "harness_error")
 # The stop reason of an episode the harness itself could not finish (a bug, not the model's doing).
 HARNESS_ERROR = "harness_error"
+# The stop reason of an episode that ended at the API (the record's api_failure says why); a resume reruns it.
+API_FAILURE = "api_failure"
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,19 @@ def episode_key(condition: Condition, ticket: str, trial: int, *, seed: int | No
     return key if seed is None or seed == trial else f"{key}|s{seed}"
 
 
+def _origin(source: Any, model: str) -> Source | None:
+    if isinstance(source, Source):
+        return source
+    kind = kind_of_label(str(source or ""))
+    return Source(kind, model) if kind else None
+
+
+def _source_fields(source: Any, model: str) -> dict[str, Any]:
+    origin = _origin(source, model)
+    label = origin.label if isinstance(source, Source) else str(source or "")
+    return {"source": label, "source_kind": origin.kind if origin else None, "source_date": origin.date if origin else None}
+
+
 def record_from_run(run: Any, grade: Any, *, condition: Condition, ticket: str, trial: int, seed: int,
                     experiment: str = "") -> dict[str, Any]:
     """Flatten a finished Run and its Grade into a record.
@@ -59,9 +78,12 @@ def record_from_run(run: Any, grade: Any, *, condition: Condition, ticket: str, 
     style worded it, so arms with different styles can be compared branch by branch.
     """
     errors = run.trace.of_kind("error")
+    failure = getattr(run, "api_failure", None)
     return _record(
-        condition, ticket, trial, seed, experiment,
-        source=run.source, stop_reason=run.stop_reason, correct=bool(grade.correct), labels=sorted(grade.labels),
+        condition, ticket, trial, seed, experiment, **_source_fields(getattr(run, "origin", None) or run.source,
+                                                                     condition.model),
+        api_failure=failure.reason if failure else None, api_error=failure.line() if failure else None,
+        stop_reason=run.stop_reason, correct=bool(grade.correct), labels=sorted(grade.labels),
         hit_error=bool(errors), error_codes=sorted({e["code"] for e in errors}),
         branches=sorted({e.get("branch") or "none" for e in errors}),
         steps=run.steps, tool_calls=run.tool_calls, input_tokens=run.input_tokens,
@@ -70,18 +92,19 @@ def record_from_run(run: Any, grade: Any, *, condition: Condition, ticket: str, 
 
 
 def harness_record(exc: BaseException, *, condition: Condition, ticket: str, trial: int, seed: int,
-                   source: str, experiment: str = "") -> dict[str, Any]:
+                   source: str | Source, experiment: str = "") -> dict[str, Any]:
     """The record of an episode that raised inside the harness: kept, so the sweep goes on and says so."""
-    return _record(condition, ticket, trial, seed, experiment, source=source, stop_reason=HARNESS_ERROR,
-                   harness_error=f"{type(exc).__name__}: {exc}"[:500])
+    return _record(condition, ticket, trial, seed, experiment, **_source_fields(source, condition.model),
+                   stop_reason=HARNESS_ERROR, harness_error=redact(f"{type(exc).__name__}: {exc}")[:500])
 
 
 def _record(condition: Condition, ticket: str, trial: int, seed: int, experiment: str, **fields: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
         "key": episode_key(condition, ticket, trial, seed=seed), "experiment": experiment, **asdict(condition),
-        "ticket": ticket, "trial": trial, "seed": seed, "source": "", "stop_reason": "", "correct": False,
-        "labels": [], "hit_error": False, "error_codes": [], "branches": [], "steps": 0, "tool_calls": 0,
-        "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "loop_detected": False, "harness_error": None,
+        "ticket": ticket, "trial": trial, "seed": seed, "source": "", "source_kind": None, "source_date": None,
+        "stop_reason": "", "correct": False, "labels": [], "hit_error": False, "error_codes": [], "branches": [],
+        "steps": 0, "tool_calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "loop_detected": False,
+        "api_failure": None, "api_error": None, "harness_error": None,
     }
     base.update(fields)
     return {name: base[name] for name in FIELDS}
@@ -103,7 +126,7 @@ class ResultsWriter:
         if self._file is None:
             raise ValueError(f"ResultsWriter for {self.path} is closed; open a new one to append.")
         # One write of the whole line, then flush and fsync: a kill can cut only this line, never an earlier one.
-        self._file.write(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n")
+        self._file.write(json.dumps(redact(record), ensure_ascii=False, sort_keys=False) + "\n")
         self._file.flush()
         os.fsync(self._file.fileno())
 
@@ -136,18 +159,18 @@ def repair(path: str | os.PathLike[str]) -> int:
 
 
 def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every complete record in the file, first copy of each key only; [] when the file does not exist.
+    """Every complete record in the file, one per key; [] when the file does not exist.
 
-    A last line without a newline is a write a crash cut short and is skipped. A bad line anywhere
-    else is damage no crash makes, and raises ValueError naming the line.
+    The first copy of a key wins, except that a copy whose episode ended in an API failure gives way
+    to a later copy (the rerun a resume makes). A last line without a newline is a write a crash cut
+    short and is skipped. A bad line anywhere else is damage no crash makes, and raises ValueError naming the line.
     """
     path = Path(path)
     if not path.exists():
         return []
     lines = path.read_bytes().split(b"\n")
     complete = lines[:-1]  # the piece after the last newline is empty, or a partial line
-    records: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    records: dict[str, dict[str, Any]] = {}
     for n, line in enumerate(complete, start=1):
         if not line.strip():
             continue
@@ -158,29 +181,43 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
                              "then run the experiment again to redo the episode.") from err
         if not isinstance(record, dict) or "key" not in record:
             raise ValueError(f"{path}: line {n} is not an episode record (no 'key'); is this an atlas_kit results file?")
-        if record["key"] not in seen:
-            seen.add(record["key"])
-            records.append(record)
-    return records
+        earlier = records.get(record["key"])
+        if earlier is None or earlier.get("stop_reason") == API_FAILURE:
+            records.pop(record["key"], None)  # a rerun takes the place of the failed copy, at the end
+            records[record["key"]] = record
+    return list(records.values())
 
 
-_LIVE = re.compile(r"^live \((?P<model>[^,]+), (?P<date>[^)]+)\)$")
-_REPLAY = re.compile(r"^replayed from (?P<model>\S+) on (?P<date>\S+)$")
+def record_kind(record: dict[str, Any]) -> SourceKind | None:
+    """The record's source kind; for a record written before kinds were stored, read from its label's first word."""
+    kind = record.get("source_kind")
+    return kind if kind else kind_of_label(str(record.get("source") or ""))
 
 
-def _short_source(source: str) -> str:
-    if source.startswith("simulated"):
+def check_source(records: Iterable[dict[str, Any]], source: Source, path: str | os.PathLike[str]) -> None:
+    """Refuse to add `source`'s episodes to a results file that holds another kind of source."""
+    other = sorted({k for r in records if (k := record_kind(r)) and k != source.kind})
+    if other:
+        raise ValueError(f"{os.fspath(path)} holds {' and '.join(other)} results; this sweep would add {source.kind} "
+                         "ones and resume from theirs. Use another --out or --name (out= in Python).")
+
+
+def _short_source(record: dict[str, Any]) -> str:
+    """The typed source's short label; a label that is not the typed source's own (an old record, or one
+    relabelled by hand) is shown as it stands."""
+    label, kind = str(record.get("source") or ""), record.get("source_kind")
+    if kind in SOURCE_KINDS:
+        typed = Source(kind, str(record.get("model")), record.get("source_date"))
+        if typed.label == label:
+            return typed.short
+    if kind_of_label(label) == "simulated":
         return "simulated (offline stand-in)"
-    if (m := _REPLAY.match(source)) is not None:
-        return f"replayed ({m['model']}, {m['date']})"
-    if _LIVE.match(source):
-        return source
-    return source or "unlabelled source"
+    return label or "unlabelled source"
 
 
 def source_label(records: Iterable[dict[str, Any]]) -> str:
     """Where the records came from, for a chart title or a table: one source, or 'mixed: ...' naming each."""
-    sources = sorted({_short_source(str(r.get("source") or "")) for r in records})
+    sources = sorted({_short_source(r) for r in records})
     if not sources:
         return "no data"
     if len(sources) == 1:

@@ -1,7 +1,8 @@
 """The trace: the audience that gets the details the model never sees.
 
 Structured, JSON-serialisable events (calls, retries, error details, loop breaks).
-Anything that looks like an API key is redacted on the way in. Taught in chapter 07.
+Anything that looks like a key or a password is redacted on the way in, by the same `redact`
+that results files, cassettes, transcripts and printed notes go through. Taught in chapter 07.
 """
 from __future__ import annotations
 
@@ -10,10 +11,29 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-__all__ = ["Trace", "redact"]
+__all__ = ["Trace", "looks_secret", "redact"]
 
-# Anthropic keys, bearer tokens and generic "api_key=..." pairs.
-_SECRET = re.compile(r"sk-ant-[A-Za-z0-9_\-]{4,}|(?i:bearer\s+)[A-Za-z0-9._\-]{12,}|(?i:api[_-]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{8,}")
+# Key-shaped tokens (Anthropic and other providers' keys, cloud access keys, GitHub and Slack tokens,
+# JWTs), bearer tokens, and "api_key=...", "password: ..." style pairs. Ids like ACC-4471, msg_... and
+# sha256 fingerprints are left alone: only a known prefix or a secret's name marks a secret.
+_SECRET = re.compile(
+    r"\bsk-ant-[A-Za-z0-9_\-]{4,}|\b(?:sk|rk|pk)[-_](?:live|test|proj)?[-_]?[A-Za-z0-9]{20,}"
+    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9\-]{10,}"
+    r"|\bAIza[0-9A-Za-z_\-]{30,}|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    r"|(?i:bearer\s+)[A-Za-z0-9._\-]{12,}"
+    r"|(?i:\b(?:api[_-]?key|x-api-key|access[_-]?key(?:[_-]?id)?|secret(?:[_-]?key)?|client[_-]?secret|password|passwd"
+    r"|pwd|auth[_-]?token|access[_-]?token|refresh[_-]?token|token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}&]{4,}"
+)
+
+# For text a person writes for the model (errors.py), stricter still: 20 or more characters that mix upper
+# case, lower case and digits with no separator are random, not an id. Not used by `redact`, which must
+# leave recorded ids and fingerprints as they are.
+_RANDOM = re.compile(r"\b(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{20,}\b")
+
+
+def looks_secret(text: str) -> bool:
+    """Whether `text` holds anything `redact` would hide, or a long random-looking token."""
+    return bool(_SECRET.search(text) or _RANDOM.search(text))
 
 
 def redact(value: Any) -> Any:

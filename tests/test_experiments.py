@@ -100,17 +100,29 @@ def test_the_async_path_gives_the_same_records_as_the_sync_path():
 
 
 def test_a_replayed_sweep_runs_through_the_async_client_and_says_replayed(tmp_path):
+    from atlas_kit.replay import EPISODE_HEADER
+
     model = "claude-sonnet-5-5"
     tape = Cassette(model=model, recorded_on="2026-01-02")
     client = recording_client(tape, api_key="not-a-key", inner=MessagesTransport(OfflineModel(seed=0)), max_retries=0)
-    live = run_agent(client, atlas_session("T04", style="contract", faults=True, seed=0), model=model)
+    (episode,) = plan(styles=("contract",), faults=(True,), break_loops=(True,), profiles=(None,), tickets=("T04",),
+                      trials=1, model=model)
+    # A sweep tags every call with its episode; a run recorded by hand the same way replays in a sweep.
+    tagged = client.with_options(default_headers={EPISODE_HEADER: episode.key})
+    live = run_agent(tagged, atlas_session("T04", style="contract", faults=True, seed=0), model=model)
     tape.save(tmp_path / "t04.json")
     records = run_experiment(name="replay", styles=("contract",), faults=(True,), tickets=("T04",), trials=1,
                              cassette=tmp_path / "t04.json", out=tmp_path / "r.jsonl", progress=False)
     (r,) = records
     assert r["source"] == "replayed from claude-sonnet-5-5 on 2026-01-02" and r["model"] == model
+    assert (r["source_kind"], r["source_date"]) == ("replayed", "2026-01-02")
     assert r["profile"] is None and r["stop_reason"] == "finished"
     assert r["correct"] is grade(live).correct and r["steps"] == live.steps
+    untagged = Cassette(model=model, recorded_on="2026-01-02", entries=[dict(tape.entries[0], episode=None)])
+    untagged.save(tmp_path / "untagged.json")
+    with pytest.raises(ValueError, match="was not recorded by a sweep"):
+        run_experiment(name="replay", styles=("contract",), faults=(True,), tickets=("T04",), trials=1,
+                       cassette=tmp_path / "untagged.json", progress=False)
 
 
 def test_a_live_name_without_a_key_runs_the_stand_in_and_says_simulated(monkeypatch):

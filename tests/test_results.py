@@ -8,6 +8,7 @@ from atlas_kit.agent import run_agent
 from atlas_kit.atlas import atlas_session, grade
 from atlas_kit.models import SIMULATED
 from atlas_kit.offline import OFFLINE_MODEL, offline_client
+from atlas_kit.sources import Source
 from atlas_kit.results import (FIELDS, HARNESS_ERROR, Condition, ResultsWriter, episode_key, harness_record,
                                read_records, record_from_run, repair, source_label)
 
@@ -112,14 +113,24 @@ def test_a_duplicated_key_is_read_once_first_copy_wins(tmp_path):
     assert [r["key"] for r in records] == ["a", "b"] and records[0]["n"] == 1
 
 
-@pytest.mark.parametrize("sources, label", [
-    ([SIMULATED, SIMULATED], "simulated (offline stand-in)"),
-    (["live (claude-sonnet-5-5, 2026-10-07)"], "live (claude-sonnet-5-5, 2026-10-07)"),
-    (["replayed from claude-sonnet-5-5 on 2026-10-07"], "replayed (claude-sonnet-5-5, 2026-10-07)"),
-    ([SIMULATED, "live (claude-sonnet-5-5, 2026-10-07)"],
+REPLAYED = Source("replayed", "claude-sonnet-5-5", "2026-10-07")
+LIVE = Source("live", "claude-sonnet-5-5", "2026-10-07")
+
+
+def _typed(source: Source) -> dict:
+    return {"source": source.label, "source_kind": source.kind, "source_date": source.date, "model": source.model}
+
+
+@pytest.mark.parametrize("records, label", [
+    ([{"source": SIMULATED}, _typed(Source("simulated", OFFLINE_MODEL))], "simulated (offline stand-in)"),
+    ([_typed(LIVE)], "live (claude-sonnet-5-5, 2026-10-07)"),
+    ([_typed(REPLAYED)], "replayed (claude-sonnet-5-5, 2026-10-07)"),
+    ([{"source": "replayed from claude-sonnet-5-5 on 2026-10-07"}], "replayed from claude-sonnet-5-5 on 2026-10-07"),
+    ([{"source": SIMULATED}, {"source": "live (claude-sonnet-5-5, 2026-10-07)"}],
      "mixed sources: live (claude-sonnet-5-5, 2026-10-07); simulated (offline stand-in)"),
-    ([""], "unlabelled source"),
+    ([{"source": ""}], "unlabelled source"),
     ([], "no data"),
 ])
-def test_source_label_names_the_source_and_never_hides_a_mix(sources, label):
-    assert source_label([{"source": s} for s in sources]) == label
+def test_source_label_names_the_source_and_never_hides_a_mix(records, label):
+    """Typed records give the short label; an old record without source_kind shows its own label."""
+    assert source_label(records) == label

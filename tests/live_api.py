@@ -1,0 +1,77 @@
+"""A real local HTTP server that speaks the Messages API, for testing the live path end to end.
+
+Point `ANTHROPIC_BASE_URL` at `LocalAPI.url` and a live client from `choose_model` talks to it over
+TCP, exactly as it would to the real API. The server hands each request to a transport handler
+(`atlas_kit.transport.ScriptedAPI`, `OfflineModel`, ...), so answers, faults and raw bodies are scripted
+the same way as for the in-process transport. A handler that raises an httpx2 network error makes the
+server drop the connection without answering.
+"""
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+import httpx2
+
+from atlas_kit.transport import HandlerError, MessagesTransport
+
+# Built from pieces so the repository never holds a literal key pattern.
+FAKE_KEY = "sk-" + "ant-" + "api03-" + "FAKEFAKEFAKE" + "0123456789abcdef"
+
+
+class LocalAPI:
+    """`with LocalAPI(handler) as api:` serves `handler` on 127.0.0.1; `api.requests` keeps every request seen."""
+
+    def __init__(self, handler: Callable[[dict[str, Any]], Any]) -> None:
+        self.transport = MessagesTransport(handler)
+        self.requests: list[dict[str, Any]] = []  # method, path, headers (lower-case names) of each request
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the http.server name)
+                api._serve(self)
+
+            do_GET = do_POST  # noqa: N815
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> LocalAPI:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _serve(self, http: BaseHTTPRequestHandler) -> None:
+        length = int(http.headers.get("content-length") or 0)
+        body = http.rfile.read(length) if length else b""
+        headers = {k.lower(): v for k, v in http.headers.items()}
+        self.requests.append({"method": http.command, "path": http.path, "headers": headers})
+        request = httpx2.Request(http.command, f"http://127.0.0.1{http.path}", headers=headers, content=body)
+        try:
+            response = self.transport.handle_request(request)
+        except httpx2.TransportError:
+            http.close_connection = True  # a dropped connection: the client sees a network fault
+            return
+        except HandlerError as err:
+            response = httpx2.Response(500, json={"type": "error", "error": {"type": "api_error", "message": str(err)}})
+        content = response.read()
+        http.send_response(response.status_code)
+        for name, value in response.headers.items():
+            if name.lower() not in ("content-length", "transfer-encoding", "connection", "content-encoding"):
+                http.send_header(name, value)
+        http.send_header("content-length", str(len(content)))
+        http.send_header("connection", "close")
+        http.end_headers()
+        http.wfile.write(content)

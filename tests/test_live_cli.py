@@ -1,0 +1,237 @@
+"""`atlas-kit experiment` as a user meets it: an estimate and a question before spending, one line for each mistake,
+exit codes that say what happened, Ctrl-C that says how to resume, and never a traceback."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from live_api import FAKE_KEY, LocalAPI
+
+from atlas_kit.cli import main
+from atlas_kit.offline import OfflineModel
+from atlas_kit.transport import APIFault
+
+MODEL = "claude-sonnet-5-5"
+SMALL = ["--styles", "contract", "--faults", "on", "--tickets", "T01,T04", "--trials", "1", "--no-progress"]
+
+
+@pytest.fixture
+def server(monkeypatch):
+    """The stand-in behind a local HTTP server, with a live model's environment pointed at it."""
+    with LocalAPI(OfflineModel(seed=0)) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+        monkeypatch.delenv("ATLAS_MODEL", raising=False)
+        yield api
+
+
+def _env(api: LocalAPI) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "ATLAS_MODEL"}
+    env.update(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY=FAKE_KEY)
+    return env
+
+
+def test_a_big_live_sweep_with_no_terminal_prints_its_estimate_and_is_refused_without_yes(tmp_path):
+    with LocalAPI(OfflineModel(seed=0)) as api:
+        done = subprocess.run([sys.executable, "-m", "atlas_kit", "experiment", "--model", MODEL, "--trials", "50",
+                               "--out", str(tmp_path / "out")], env=_env(api), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=120)
+        assert api.requests == []  # nothing was called, so nothing was spent
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "Cost estimate: 8,100 live episodes of claude-sonnet-5-5" in done.stdout
+    assert all(f"  {word} " in done.stdout for word in ("low", "high", "cap"))
+    assert "refused: no terminal to confirm the estimate above on; run the same command with --yes" in done.stderr
+    assert not (tmp_path / "out").exists() and FAKE_KEY not in done.stdout + done.stderr
+
+
+def test_with_yes_a_live_sweep_runs_and_prints_what_it_spent(server, tmp_path, capsys):
+    assert main(["experiment", "--model", MODEL, *SMALL, "--out", str(tmp_path), "--yes"]) == 0
+    out = capsys.readouterr().out
+    records = [json.loads(line) for line in (tmp_path / "experiment.jsonl").read_text().splitlines()]
+    spent = sum(r["cost_usd"] for r in records)
+    assert len(records) == 2 and out.index("Cost estimate: 2 live episodes") < out.index("recovery [95% CI]")
+    assert f"Cost: ${spent:,.4f} spent by this run on 2 live episode(s)" in out and len(server.requests) >= 2
+
+
+def test_a_budget_stop_exits_3_and_says_how_to_resume(monkeypatch, tmp_path, capsys):
+    def costly(body):
+        reply = OfflineModel(seed=0)(body)
+        reply["usage"] = {"input_tokens": 10_000, "output_tokens": 1_000}
+        return reply
+
+    with LocalAPI(costly) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+        argv = ["experiment", "--model", MODEL, *SMALL, "--tickets", "T01,T02,T05", "--concurrency", "1",
+                "--out", str(tmp_path), "--yes"]
+        assert main([*argv, "--budget", "0.05"]) == 3
+        err = capsys.readouterr().err
+        assert "budget reached" in err and "run again with a larger budget (--budget" in err and "Traceback" not in err
+        assert main([*argv, "--budget", "5"]) == 0
+    assert len((tmp_path / "experiment.jsonl").read_text().splitlines()) == 3
+
+
+def test_a_rejected_key_exits_1_at_once_with_the_fix_and_no_key_shown(monkeypatch, tmp_path, capsys):
+    def refuse(body):
+        raise APIFault(401, f"invalid x-api-key {FAKE_KEY}")
+
+    with LocalAPI(refuse) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+        code = main(["experiment", "--model", MODEL, *SMALL, "--concurrency", "1", "--out", str(tmp_path), "--yes"])
+        assert len(api.requests) == 1  # the second episode never started
+    captured = capsys.readouterr()
+    assert code == 1 and "stopped at once: authentication" in captured.err and "ANTHROPIC_API_KEY" in captured.err
+    assert "1 episode(s) failed at the API (authentication 1)" in captured.out
+    assert FAKE_KEY not in captured.out + captured.err + (tmp_path / "experiment.jsonl").read_text()
+
+
+def test_offline_and_replayed_sweeps_say_they_cost_nothing(server, tmp_path, capsys):
+    assert main(["experiment", "--model", MODEL, *SMALL, "--out", str(tmp_path / "live"), "--yes",
+                 "--record", str(tmp_path / "tape.json")]) == 0
+    capsys.readouterr()
+    assert main(["experiment", *SMALL, "--out", str(tmp_path / "sim")]) == 0
+    assert "Cost: $0 (simulated: the offline stand-in calls no API" in capsys.readouterr().out
+    assert main(["experiment", *SMALL, "--cassette", str(tmp_path / "tape.json"), "--out", str(tmp_path / "replay")]) == 0
+    assert "Cost: $0 (replayed from a cassette, no API calls" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda tmp: (tmp / "f").write_text("x") and tmp / "f", "is a file; give a folder"),
+    (lambda tmp: (tmp / "f").write_text("x") and tmp / "f" / "sub", "is a file, so the folder cannot be made"),
+])
+def test_an_out_that_cannot_hold_results_is_one_line_and_exit_2(tmp_path, capsys, make, says):
+    out = make(tmp_path)
+    assert main(["experiment", *SMALL, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_results_file_that_is_a_folder_is_one_line_and_exit_2(tmp_path, capsys):
+    (tmp_path / "experiment.jsonl").mkdir()
+    assert main(["experiment", *SMALL, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "is a folder; pass the results file" in err and err.count("\n") == 1
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can write anywhere")
+def test_an_unwritable_out_is_one_line_and_exit_2(tmp_path, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    assert main(["experiment", *SMALL, "--out", str(locked / "results")]) == 2
+    assert "is not writable" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, says", [
+    ('{"format": "atlas_kit.cassette/1", "model": "m", "recorded_on": "2026-01-02"}', "the field 'entries' is missing"),
+    ('{"format": "atlas_kit.cassette/1", "model": "m", "recorded_on": "d", "entries": [{"request": {}}]}',
+     "entries[0] has no valid 'fingerprint' field"),
+    ('{"format": "atlas_kit.cassette/1", "model": ', "is not valid JSON"),
+    ('{"entries": []}', "is not an atlas_kit cassette"),
+])
+def test_a_bad_cassette_names_the_file_and_the_field(tmp_path, capsys, content, says):
+    tape = tmp_path / "bad.json"
+    tape.write_text(content)
+    assert main(["experiment", *SMALL, "--cassette", str(tape), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert says in err and str(tape) in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--name", "../escape"], "is not a plain file name"), (["--name", "a/b"], "is not a plain file name"),
+    (["--name", ".."], "is not a plain file name"), (["--budget", "nan"], "US dollars above 0"),
+    (["--budget", "-3"], "US dollars above 0"), (["--budget", "ten"], "US dollars above 0"),
+])
+def test_bad_names_and_budgets_are_refused_before_anything_is_written(tmp_path, capsys, argv, says):
+    with pytest.raises(SystemExit) as stop:
+        main(["experiment", *SMALL, "--out", str(tmp_path / "out"), *argv])
+    assert stop.value.code == 2 and says in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "escape.jsonl").exists()
+
+
+def test_warnings_print_as_plain_notes(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["experiment", "--model", MODEL, *SMALL, "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("note: No ANTHROPIC_API_KEY is set") and "UserWarning" not in err and ".py:" not in err
+
+
+SLOW = """
+import sys, time
+import atlas_kit.experiments as X
+real = X.run_episode
+def slow(*args, **kwargs):
+    time.sleep(0.05)
+    return real(*args, **kwargs)
+X.run_episode = slow
+from atlas_kit.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _interrupt(argv: list[str], out: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    child = subprocess.Popen([sys.executable, "-c", SLOW, *argv], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    deadline = time.monotonic() + 60
+    while (not out.exists() or out.read_bytes().count(b"\n") < 3) and time.monotonic() < deadline:
+        assert child.poll() is None, child.communicate()
+        time.sleep(0.02)
+    child.send_signal(signal.SIGINT)
+    stdout, stderr = child.communicate(timeout=60)
+    return subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
+
+
+def test_ctrl_c_says_how_many_episodes_finished_and_that_rerunning_resumes(tmp_path):
+    tickets = ",".join(f"T{i:02d}" for i in range(1, 9))
+    argv = ["experiment", "--styles", "raw,contract", "--faults", "on", "--trials", "2", "--tickets", tickets,
+            "--out", str(tmp_path), "--no-progress"]
+    done = _interrupt(argv, tmp_path / "experiment.jsonl")
+    assert done.returncode == 130 and "Traceback" not in done.stderr, done.stderr
+    assert "interrupted after" in done.stderr and "run the same command again to resume" in done.stderr
+    finished = int(done.stderr.split("interrupted after ")[1].split(" ")[0])
+    assert finished == len((tmp_path / "experiment.jsonl").read_text().splitlines()) >= 3
+    assert main(argv) == 0
+    keys = [json.loads(line)["key"] for line in (tmp_path / "experiment.jsonl").read_text().splitlines()]
+    assert len(keys) == len(set(keys)) == 2 * 8 * 2
+
+
+def test_ctrl_c_in_a_live_sweep_stops_it_the_same_way(tmp_path):
+    def slow(body):
+        time.sleep(0.2)
+        return OfflineModel(seed=0)(body)
+
+    with LocalAPI(slow) as api:
+        argv = ["experiment", "--model", MODEL, "--styles", "contract", "--faults", "on", "--trials", "1",
+                "--tickets", ",".join(f"T{i:02d}" for i in range(1, 9)), "--concurrency", "2", "--out", str(tmp_path),
+                "--no-progress", "--yes"]
+        done = _interrupt(argv, tmp_path / "experiment.jsonl", env=_env(api))
+    assert done.returncode == 130 and "Traceback" not in done.stderr, done.stderr
+    assert "interrupted after" in done.stderr and "run the same command again to resume" in done.stderr
+
+
+class _Terminal:
+    """stdin as a terminal: isatty() is True; `input` is patched separately."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("answer, code", [("y", 0), ("yes", 0), ("n", 2), ("", 2)])
+def test_on_a_terminal_the_estimate_is_followed_by_a_question(server, tmp_path, capsys, monkeypatch, answer, code):
+    asked: list[str] = []
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or answer)
+    assert main(["experiment", "--model", MODEL, *SMALL, "--out", str(tmp_path)]) == code
+    assert len(asked) == 1 and asked[0].startswith("Start 2 live episodes (high estimate $") and "[y/N]" in asked[0]
+    captured = capsys.readouterr()
+    assert "Cost estimate: 2 live episodes" in captured.out
+    if code:
+        assert "refused: The live sweep was not confirmed; nothing ran" in captured.err and server.requests == []
+    else:
+        assert (tmp_path / "experiment.jsonl").exists() and server.requests
