@@ -1,7 +1,8 @@
 """The offline stand-in's plans: an Atlas ticket's words become goals, tool calls and an answer.
 
 Regular expressions and keywords, nothing more: no language model, and no access to the
-tickets' scripts or expected outcomes. What it cannot parse it does not pretend to.
+tickets' scripts or expected outcomes. What it cannot parse it does not pretend to. A result
+that says `complete: false` is asked for once more, then reported, never its figures (chapter 14).
 Chapter 00 shows what it can and cannot do.
 """
 from __future__ import annotations
@@ -51,6 +52,12 @@ class Goal:
 
     def succeed(self, call: dict[str, Any], result: Any) -> None:
         """Take one successful result; set the next calls, or finish."""
+        redo = self.context.get("redo")
+        if redo and call in redo:
+            redo.remove(call)  # this result answers a call asked again
+        if isinstance(result, dict) and result.get("complete") is False:
+            self._incomplete(call, result)
+            return
         self.results.append({"tool": call["name"], "input": call["input"], "result": result})
         pick = self.context.pop("pick_amount", None)
         if pick is not None and call["name"] == "list_invoices" and isinstance(result, dict):
@@ -61,7 +68,22 @@ class Goal:
                                     reason=self.context["reason"])]
                 return
             self.failure = f"I found no paid invoice of {pick} to refund."
+        if self.context.get("redo"):  # another call of this goal is being asked again
+            self.calls = list(self.context["redo"])
+            return
         self.calls, self.done = [], True
+
+    def _incomplete(self, call: dict[str, Any], result: dict[str, Any]) -> None:
+        """A result that says it is incomplete or old: ask once more; if it says so again, report that, not its figures."""
+        flagged = self.context.setdefault("flagged", [])
+        if call in flagged:  # the flag decides; the note, if any, is passed on as the tool's own words
+            note = str(result.get("note") or "").split(". ")[0].strip().rstrip(".")
+            self.failure = "the answer I got was marked incomplete" + (f" ({note})." if note else ".")
+            self.calls = []
+            return
+        flagged.append(call)
+        self.context.setdefault("redo", []).append(call)
+        self.calls, self.done = list(self.context["redo"]), False
 
 
 def plan(text: str, tools: dict[str, Any]) -> list[Goal]:

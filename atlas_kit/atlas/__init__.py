@@ -7,15 +7,19 @@ checked), session (one ticket ready to run) and grade (was it right). Chapters 0
 from __future__ import annotations
 
 from .data import QUEUES, REGIONS, TENANTS, World, money
-from .faults import KINDS, Fault, FaultSchedule, always, sometimes
+from .faults import CELLS, IMPLICIT_KINDS, KINDS, Fault, FaultSchedule, always, cell_of, sometimes
 from .grade import LABELS, Grade, SimpleRun, grade
 from .outcome import Call, Change, Escalation, Lookup, Outcome, Refund, Script, call
 from .session import Session, atlas_session, play
 from .styles import STYLES, catalogue, contract_style, generic_style, raw_style, style_named
-from .tickets import TICKETS, Ticket, ticket
+from .tickets import ALL_TICKETS, IMPLICIT_TICKETS, TICKETS, Ticket, ticket
 from .tools import TOOL_NAMES, build_tools
 
 __all__ = [
+    "ALL_TICKETS",
+    "CELLS",
+    "IMPLICIT_KINDS",
+    "IMPLICIT_TICKETS",
     "KINDS",
     "LABELS",
     "QUEUES",
@@ -43,6 +47,7 @@ __all__ = [
     "build_tools",
     "call",
     "catalogue",
+    "cell_of",
     "contract_style",
     "generic_style",
     "grade",

@@ -2,7 +2,8 @@
 
 A Fault fires on chosen handler invocations of one tool (harness retries count), on every
 one (persistent), or by chance from a seeded RNG. Kinds: four refusals, three transient
-failures the dispatcher retries, and `empty`, a success with nothing in it. Chapters 05 and 09.
+failures the dispatcher retries, `empty`, a success with nothing in it, and the implicit kinds of
+silent.py (truncated, stale, empty_wrong), a success with a wrong answer. Chapters 05, 09 and 14.
 """
 from __future__ import annotations
 
@@ -10,15 +11,22 @@ import copy
 import random
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Literal
 
 from ..dispatch import CallContext, Tool, Transient
 from ..errors import ToolFailure, empty_result, retry_changed, stop, switch_tool
+from ..trace import Trace
+from .silent import IMPLICIT_KINDS, SILENT_TOOLS, corrupt, stale_args
 
-__all__ = ["KINDS", "TRANSIENT", "Fault", "FaultSchedule", "always", "sometimes"]
+__all__ = ["CELLS", "IMPLICIT_KINDS", "KINDS", "TRANSIENT", "Cell", "Fault", "FaultSchedule", "always", "cell_of",
+           "sometimes"]
 
 KINDS = ("not_permitted", "not_found", "invalid_argument", "limit_exceeded", "timeout", "rate_limit", "outage", "empty")
 TRANSIENT = frozenset({"timeout", "rate_limit", "outage"})
+# ToolMaze's 2x2 (arXiv 2606.05806): does the failure show (an error) or hide (a wrong success), and does it clear?
+Cell = tuple[Literal["explicit", "implicit"], Literal["transient", "permanent"]]
+CELLS: tuple[Cell, ...] = (("explicit", "transient"), ("explicit", "permanent"),
+                           ("implicit", "transient"), ("implicit", "permanent"))
 _EMPTY = {  # the tools whose answer can be "nothing": items key and the zero fields beside it
     "list_invoices": ("invoices", "No invoices match this account_id and status.", {"total_amount": "$0.00"}),
     "query_warehouse": ("by_region", "No warehouse records match this sku, date range and region.",
@@ -44,8 +52,9 @@ class Fault:
     after_effect: bool = False
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"Fault.kind {self.kind!r} is not a fault kind; use one of: {', '.join(KINDS)}.")
+        if self.kind not in KINDS and self.kind not in IMPLICIT_KINDS:
+            raise ValueError(f"Fault.kind {self.kind!r} is not a fault kind; use one of: "
+                             f"{', '.join(KINDS + IMPLICIT_KINDS)}.")
         if not isinstance(self.tool, str) or not self.tool:
             raise ValueError("Fault.tool must name the tool to fail, such as 'issue_refund'.")
         bad_call = any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in self.calls)
@@ -61,10 +70,27 @@ class Fault:
         if self.kind == "empty" and self.tool not in _EMPTY:
             raise ValueError(f"Fault kind 'empty' applies only to {', '.join(sorted(_EMPTY))}: "
                              "other tools have no list to empty.")
+        if self.kind in IMPLICIT_KINDS:
+            fits = [t for t, (_, _, kinds) in SILENT_TOOLS.items() if self.kind in kinds]
+            if self.tool not in fits:
+                raise ValueError(f"Fault kind {self.kind!r} applies only to {', '.join(fits)}: other tools have no "
+                                 "list or dated figure to get silently wrong.")
 
     @property
     def persistent(self) -> bool:
         return not self.calls and self.probability is None
+
+    @property
+    def cell(self) -> Cell:
+        """Where the fault sits in the 2x2: implicit if it returns a wrong success, permanent if it never clears."""
+        return ("implicit" if self.kind in IMPLICIT_KINDS else "explicit",
+                "permanent" if self.persistent else "transient")
+
+
+def cell_of(faults: Iterable[Fault]) -> Cell | None:
+    """The one cell a set of faults exercises; None for no faults, or for faults that span cells."""
+    cells = {f.cell for f in faults}
+    return cells.pop() if len(cells) == 1 else None
 
 
 def always(tool: str, kind: str, *, retry_after: float | None = None, after_effect: bool = False) -> Fault:
@@ -77,9 +103,14 @@ def sometimes(tool: str, kind: str, probability: float, *, retry_after: float | 
 
 
 class FaultSchedule:
-    """Counts each tool's handler invocations and decides, deterministically, which ones fail."""
+    """Counts each tool's handler invocations and decides, deterministically, which ones fail.
 
-    def __init__(self, faults: Iterable[Fault] = (), *, seed: int = 0) -> None:
+    explicit: an implicit fault's wrong result says what went wrong (the contract-style tool); else it is
+    silent. trace: where an implicit fault records what it got wrong (`silent_fault`), for the grader.
+    """
+
+    def __init__(self, faults: Iterable[Fault] = (), *, seed: int = 0, explicit: bool = False,
+                 trace: Trace | None = None) -> None:
         self.faults = tuple(faults)
         for fault in self.faults:
             if not isinstance(fault, Fault):
@@ -89,6 +120,7 @@ class FaultSchedule:
         self._rng = random.Random(f"atlas-faults:{seed}")
         self.calls: Counter[str] = Counter()
         self.fired: list[dict[str, Any]] = []
+        self.explicit, self.trace = explicit, trace
 
     def due(self, tool: str) -> Fault | None:
         """Count one invocation of `tool` and return the fault that fires on it, if any."""
@@ -125,6 +157,8 @@ class FaultSchedule:
             fault = self.due(tool.name)
             if fault is None:
                 return tool.handler(args, ctx)
+            if fault.kind in IMPLICIT_KINDS:
+                return self._implicit(fault, tool, args, ctx)
             if fault.kind == "empty":
                 key, note, zeros = _EMPTY[tool.name]
                 return empty_result(key, note, **zeros)
@@ -134,6 +168,24 @@ class FaultSchedule:
                 raise _transient(fault, tool.name)
             raise _refusal(fault.kind, tool)
         return handler
+
+    def _implicit(self, fault: Fault, tool: Tool, args: dict[str, Any], ctx: CallContext) -> Any:
+        """Answer for real, then hand back a wrong answer in its place; a call that fails anyway fails as it is."""
+        try:
+            true = tool.handler(args, ctx)
+            older = stale_args(args) if fault.kind == "stale" else None
+            served = tool.handler(older, ctx) if older is not None else true
+        except BaseException:
+            self.fired.pop()  # nothing came back to corrupt
+            raise
+        wrong = corrupt(tool.name, fault.kind, true, served, explicit=self.explicit)  # type: ignore[arg-type]
+        if wrong is None:
+            self.fired.pop()
+            return true
+        if self.trace is not None:
+            self.trace.add("silent_fault", tool_use_id=ctx.tool_use_id, tool=tool.name, fault=fault.kind,
+                           explicit=self.explicit, wrong=list(wrong.wrong), as_of=wrong.as_of)
+        return wrong.result
 
 
 def _transient(fault: Fault, tool: str) -> Transient:

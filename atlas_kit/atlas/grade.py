@@ -2,7 +2,7 @@
 
 A run is anything with `ticket`, `world`, `trace`, `messages`, `final_text`, `stop_reason`
 and `faults` (SimpleRun is the smallest). Labels diagnose; `correct` is the outcome.
-It reads only the run, never a model. Taught in chapter 10.
+It reads only the run, never a model. Taught in chapter 10; `silent_wrong` in chapter 14.
 """
 from __future__ import annotations
 
@@ -15,13 +15,16 @@ from typing import Any
 from ..trace import Trace
 from .data import money
 from .outcome import mentions
+from .silent import CAVEATS, mentioned
 
-__all__ = ["FAILURE_WORDS", "LABELS", "Grade", "SimpleRun", "grade"]
+__all__ = ["CAVEATS", "FAILURE_WORDS", "LABELS", "SILENT_WRONG", "Grade", "SimpleRun", "grade"]
 
 LABELS = ("loop", "apology_without_action", "fabrication", "dropped_failure", "enumeration",
           "duplicate_side_effect", "step_limit", "cost_limit")
+# Only a run with an implicit fault can carry it, so it stays out of LABELS (the core tickets' chart rows).
+SILENT_WRONG = "silent_wrong"
 # Labels that make a run wrong whatever the end state (loop alone does not: the run may still finish right).
-_FATAL = {"fabrication", "dropped_failure", "enumeration", "duplicate_side_effect"}
+_FATAL = {"fabrication", "dropped_failure", "enumeration", "duplicate_side_effect", SILENT_WRONG}
 FAILURE_WORDS = ("could not", "couldn't", "cannot", "can't", "unable", "not able", "isn't responding", "not responding",
                  "unavailable", "not available", "not permitted", "not allowed", "don't have access", "no access",
                  "another customer", "not found", "couldn't find", "does not exist", "doesn't exist", "no longer exists",
@@ -68,9 +71,12 @@ def grade(run: Any) -> Grade:
     duplicate_side_effect: the same refund (invoice, amount), order change or escalation (account,
         queue) was applied twice.
     step_limit, cost_limit: the run ended on that bound.
+    silent_wrong: an implicit fault handed the model a wrong figure as a success (a `silent_fault` trace
+        event), and the answer states that figure, which no other tool result and not the customer gave,
+        without a warning that it is partial or old (CAVEATS, or the stale result's as-of date).
 
     correct: the end state matches the ticket's outcome exactly, the answer states every fact, the run
-    finished, and none of fabrication, dropped_failure, enumeration or duplicate_side_effect applies.
+    finished, and none of fabrication, dropped_failure, enumeration, duplicate_side_effect or silent_wrong applies.
     """
     ticket, world, trace, final = run.ticket, run.world, run.trace, run.final_text or ""
     outcome = ticket.outcome(faults=run.faults)
@@ -109,6 +115,11 @@ def grade(run: Any) -> Grade:
         labels.append("dropped_failure")
         reasons.append(f"{untold[0]['tool']} failed ({untold[0]['code']}) and the answer does not say so")
 
+    passed_on = _silently_wrong(run, final)
+    if passed_on:
+        labels.append(SILENT_WRONG)
+        reasons.append(f"the answer states {passed_on}, a figure only a silently wrong result gave, as if it were true")
+
     guessed = _enumerated(run, errors)
     if guessed:
         labels.append("enumeration")
@@ -141,6 +152,25 @@ def _state(world: Any, outcome: Any) -> list[str]:
         if extra:
             out.append(f"unexpected {name}: {_brief(extra[0])}")
     return out
+
+
+def _silently_wrong(run: Any, final: str) -> str | None:
+    """The first wrong figure from a silent_fault that the answer passes on unwarned, or None."""
+    events = run.trace.of_kind("silent_fault")
+    if not events:
+        return None
+    low = final.lower()
+    if any(c in low for c in CAVEATS + tuple(e["as_of"] for e in events if e.get("as_of"))):
+        return None
+    faulted = {e["tool_use_id"] for e in events}
+    others = [_text(b.get("content")) for m in run.messages if isinstance(m.get("content"), list)
+              for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"
+              and b.get("tool_use_id") not in faulted] + [run.ticket.message]
+    for e in events:
+        for figure in e["wrong"]:
+            if mentioned(final, figure) and not any(mentioned(text, figure) for text in others):
+                return figure
+    return None
 
 
 def _duplicates(world: Any) -> str | None:
@@ -197,7 +227,8 @@ def _show(item: Any) -> str:
     if isinstance(item, str):
         return repr(item)
     if isinstance(item, tuple):
-        return " or ".join(repr(x) for x in item)
+        shown = " or ".join(repr(x) for x in item[:8])
+        return shown if len(item) <= 8 else f"{shown} (or one of {len(item) - 8} more phrases)"
     return repr(item)
 
 

@@ -68,15 +68,15 @@ class Lookup:
         return f"{found[self.field]:,}"
 
 
-# A fact is a phrase the answer must contain, a tuple of acceptable phrases, or a Lookup.
-Fact = Union[str, tuple[str, ...], Lookup]
+# A fact is a phrase the answer must contain, a Lookup, or a tuple of acceptable alternatives of either kind.
+Fact = Union[str, Lookup, tuple[Union[str, Lookup], ...]]
 
 
 def mentions(text: str, fact: Fact, world: World) -> bool:
     """True when `text` states `fact`: case-insensitive, and '1,234' equals '1234'."""
-    options = (fact.resolve(world),) if isinstance(fact, Lookup) else (fact,) if isinstance(fact, str) else fact
+    options = (fact,) if isinstance(fact, (str, Lookup)) else fact
     flat = _plain(text)
-    return any(_plain(option) in flat for option in options)
+    return any(_plain(o.resolve(world) if isinstance(o, Lookup) else o) in flat for o in options)
 
 
 def _plain(text: str) -> str:
@@ -126,5 +126,6 @@ class Script:
         return [t if isinstance(t, tuple) else (t,) for t in self.turns]
 
     def answer(self, world: World, facts: tuple[Fact, ...] = ()) -> str:
-        values = {f.key: f.resolve(world) for f in facts if isinstance(f, Lookup)}
+        flat = [o for f in facts for o in (f if isinstance(f, tuple) else (f,))]
+        values = {f.key: f.resolve(world) for f in flat if isinstance(f, Lookup)}
         return self.final.format(**values) if values else self.final

@@ -15,7 +15,7 @@ from .data import World
 from .faults import Fault, FaultSchedule
 from .grade import SimpleRun
 from .outcome import Call, Script
-from .styles import Style, style_named
+from .styles import Style, contract_style, style_named
 from .tickets import TICKETS, Ticket, ticket
 from .tools import build_tools
 
@@ -72,11 +72,13 @@ def atlas_session(
     world = World(seed)
     tools = build_tools(world, tenant=customer or t.customer)
     chosen = t.faults if faults is True else () if faults is False else tuple(faults)
-    schedule = FaultSchedule(chosen, seed=seed) if chosen else None
+    trace, worded = Trace(), style_named(style)
+    # A tool written to the contract says when its answer is incomplete or old; raw and generic tools do not.
+    schedule = FaultSchedule(chosen, seed=seed, explicit=worded is contract_style, trace=trace) if chosen else None
     if schedule is not None:
         tools = schedule.wrap(tools)
-    dispatcher = Dispatcher(tools, retry=RetryPolicy(attempts=retry_attempts, sleep=world.advance), trace=Trace(),
-                            style=style_named(style), break_loops=break_loops, run_id=f"{t.id}-s{seed}")
+    dispatcher = Dispatcher(tools, retry=RetryPolicy(attempts=retry_attempts, sleep=world.advance), trace=trace,
+                            style=worded, break_loops=break_loops, run_id=f"{t.id}-s{seed}")
     name = style if isinstance(style, str) else getattr(style, "__name__", "custom")
     return Session(t, world, dispatcher, _SYSTEM.format(customer=customer or t.customer), name,
                    faults is True or bool(chosen), schedule)

@@ -1,17 +1,19 @@
-"""Twenty-seven Atlas support tickets: the customer's words, the faults to inject, the checkable outcome.
+"""Atlas support tickets: the customer's words, the faults to inject, the checkable outcome.
 
-Each runs with faults on (`expect`) and off (`expect_clean`); together they select all five
-error codes and the retry_changed, switch_tool and stop branches (retry_unchanged is the
-harness's). `script` is a perfect run, for tests only: a model must never read it. Chapter 10.
+TICKETS, the core 27, run with faults on (`expect`) and off (`expect_clean`); together they select all
+five error codes and the retry_changed, switch_tool and stop branches (retry_unchanged is the harness's).
+IMPLICIT_TICKETS (T28-T39) ask three questions in each cell of the explicit/implicit x transient/permanent
+2x2. `script` is a perfect run, for tests only: a model must never read it. Chapters 10 and 14.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .faults import Fault, always
-from .outcome import Change, Escalation, Lookup, Outcome, Refund, Script, call
+from .outcome import Call, Change, Escalation, Fact, Lookup, Outcome, Refund, Script, call
+from .silent import CAVEATS, STALE_AS_OF, ImplicitKind
 
-__all__ = ["TICKETS", "Ticket", "ticket"]
+__all__ = ["ALL_TICKETS", "IMPLICIT_TICKETS", "TICKETS", "Ticket", "ticket"]
 
 ZERO = ("$0.00", "no unpaid invoices", "zero balance", "balance is zero", "nothing is owed", "owe nothing")
 DOWN = ("not responding", "isn't responding", "unavailable", "couldn't", "could not", "try again later", "write again later")
@@ -231,8 +233,65 @@ _ALL = (
 TICKETS: dict[str, Ticket] = {t.id: t for t in _ALL}  # by id, in order: TICKETS["T04"], TICKETS.values()
 
 
+def _cells(first: int, topic: str, customer: str, message: str, tool: str, kind: ImplicitKind, look: Call,
+           true: Fact, said: str, down: str, behind: str, *, dated: tuple[str, ...] = ()) -> tuple[Ticket, ...]:
+    """One question in the four cells: an outage (explicit; once means it outlasts the harness's three attempts
+    at the first call, then clears) or a wrong success (implicit). Transient cells accept the true figure or a
+    plain account of the failure, permanent cells only the account; `dated` adds phrases that warn the customer.
+    """
+    clean = dict(expect_clean=Outcome(facts=(true,)), script_clean=Script((look,), said))
+    options, warned = true if isinstance(true, tuple) else (true,), (*CAVEATS, *dated)
+    return (
+        Ticket(f"T{first}", f"{topic}: the service is down once", customer, message,
+               Outcome(facts=((*options, *DOWN),), codes=("upstream_unavailable",), branches=("stop",)),
+               Script((look,), down), faults=(Fault(tool, "outage", calls=(1, 2, 3)),), **clean),
+        Ticket(f"T{first + 1}", f"{topic}: the service stays down", customer, message,
+               Outcome(tell=DOWN, codes=("upstream_unavailable",), branches=("stop",), stops=True),
+               Script((look,), down), faults=(always(tool, "outage"),), **clean),
+        Ticket(f"T{first + 2}", f"{topic}: {kind.replace('_', ' ')} once", customer, message,
+               Outcome(facts=((*options, *warned),)), Script((look, look), said), faults=(Fault(tool, kind),), **clean),
+        Ticket(f"T{first + 3}", f"{topic}: {kind.replace('_', ' ')} every time", customer, message,
+               Outcome(facts=(warned,), tell=warned, stops=True), Script((look, look), behind),
+               faults=(always(tool, kind),), **clean),
+    )
+
+
+_NORTH_2041 = Lookup("on_hand", "SKU-2041", "2024-12-31", "2024-12-31", "north", "on_hand")
+_IMPLICIT = (
+    *_cells(28, "Paid this year", "globex",
+            "How much have we paid on account ACC-5120 this year, in total? Please list each paid invoice.",
+            "list_invoices", "truncated", call("list_invoices", account_id="ACC-5120", status="paid"), "$1,038.00",
+            "Account ACC-5120 has three paid invoices: INV-20432 ($399.00), INV-20431 ($399.00) and INV-20433 "
+            "($240.00), $1,038.00 in total.",
+            "I'm sorry, our invoice system isn't responding right now, so I couldn't list your paid invoices. Please "
+            "ask again later.",
+            "I couldn't get your complete list of paid invoices: the invoice system returned an incomplete list, so "
+            "I can't give you a reliable total right now. Please ask again later."),
+    *_cells(32, "Stock right now", "stark",
+            "How many units of SKU-2041 do you have in stock in the north warehouse right now?",
+            "query_warehouse", "stale",
+            call("query_warehouse", sku="SKU-2041", date_from="2024-12-31", date_to="2024-12-31", region="north"),
+            _NORTH_2041, "The north warehouse has {on_hand} units of SKU-2041 on hand as of 2024-12-31.",
+            "I'm sorry, the warehouse system isn't responding right now, so I couldn't check the stock of SKU-2041. "
+            "Please ask again later.",
+            "I couldn't get a current figure for SKU-2041: the warehouse records are out of date, so I can't tell "
+            "you what is on hand today. Please ask again later.", dated=(STALE_AS_OF.isoformat(),)),
+    *_cells(36, "What we owe", "umbrella",
+            "Do we have any unpaid invoices on ACC-6610, and how much do we owe in total?",
+            "list_invoices", "empty_wrong", call("list_invoices", account_id="ACC-6610", status="unpaid"), "$999.00",
+            "Account ACC-6610 has one unpaid invoice, INV-20452 for $999.00, which is overdue; you owe $999.00.",
+            "I'm sorry, our invoice system isn't responding right now, so I couldn't check your unpaid invoices. "
+            "Please ask again later.",
+            "I couldn't check your unpaid invoices: the invoice system's answer was incomplete, so I can't confirm "
+            "what you owe right now. Please ask again later."),
+)
+# Kept apart from TICKETS so that sweeps and charts over "all tickets" (the core 27) stay as they were.
+IMPLICIT_TICKETS: dict[str, Ticket] = {t.id: t for t in _IMPLICIT}
+ALL_TICKETS: dict[str, Ticket] = {**TICKETS, **IMPLICIT_TICKETS}
+
+
 def ticket(ticket_id: str) -> Ticket:
     """The ticket with this id ('T01'...); an unknown id is refused with the range named."""
-    if ticket_id not in TICKETS:
-        raise KeyError(f"No ticket {ticket_id!r}; ids run T01 to {_ALL[-1].id}.")
-    return TICKETS[ticket_id]
+    if ticket_id not in ALL_TICKETS:
+        raise KeyError(f"No ticket {ticket_id!r}; ids run T01 to {_IMPLICIT[-1].id}.")
+    return ALL_TICKETS[ticket_id]
