@@ -2,7 +2,7 @@
 
 The article's schema (`code`, `message`, `retryable`, `suggested_fix`, with
 `permission_denied` and `rate_limited`) and an MCP tool result (`isError`).
-Taught in chapter 03, where the two sources disagree.
+Taught in chapter 03, where the two sources disagree; the MCP server of chapter 15 uses it.
 
 Mapping (ours -> article):  not_permitted -> permission_denied; next.say -> suggested_fix;
 every other code keeps its name (limit_exceeded is not in the article's examples).
@@ -12,6 +12,10 @@ retries already failed, so it selects stop, and its suggested_fix, a retry, is r
 instruction); `retryable` is recomputed from our
 table, never trusted from the other side; suggested_fix becomes `next`, with
 retry_changed for invalid_argument and stop for every other code.
+Mapping (ours -> MCP):  a `CallToolResult` with `isError: true` and the whole body as its one text
+block, since clients such as Claude Code pass only the text of an error to the model; with
+structured=True the same body also goes in `structuredContent`. Text that is no contract body
+(a raw or generic error, a success) becomes a text block alone, never a made-up structure.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from typing import Any
 
 from .errors import RETRYABLE, Branch, ErrorCode, Next, ToolError, tool_error
 
-__all__ = ["from_article", "to_article", "to_mcp"]
+__all__ = ["from_article", "text_to_mcp", "to_article", "to_mcp"]
 
 _TO_ARTICLE = {ErrorCode.NOT_PERMITTED: "permission_denied"}
 _FROM_ARTICLE = {
@@ -60,6 +64,17 @@ def from_article(tool_use_id: str, body: dict[str, Any]) -> ToolError:
     return tool_error(tool_use_id, code, body["message"], next=nxt)
 
 
-def to_mcp(error: ToolError) -> dict[str, Any]:
-    """An MCP `CallToolResult`: the same body as text content, flagged with isError."""
-    return {"content": [{"type": "text", "text": json.dumps(error.body(), ensure_ascii=False)}], "isError": True}
+def to_mcp(error: ToolError, *, structured: bool = False) -> dict[str, Any]:
+    """An MCP `CallToolResult`: the body as text content, flagged with isError; `structured` adds it as structuredContent."""
+    body = error.body()
+    result: dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(body, ensure_ascii=False)}], "isError": True}
+    if structured:
+        result["structuredContent"] = body
+    return result
+
+
+def text_to_mcp(text: str, *, is_error: bool) -> dict[str, Any]:
+    """An MCP `CallToolResult` holding `text` as it is: a success, or an error worded outside the contract."""
+    if not isinstance(text, str):
+        raise TypeError(f"text_to_mcp takes the result's text, a str; got {type(text).__name__}. Serialise it first.")
+    return {"content": [{"type": "text", "text": text}], "isError": bool(is_error)}
