@@ -21,7 +21,7 @@ from .experiments import profile_named
 from .models import choose_model
 from .offline import Profile
 from .reading import read_error
-from .tables import Table
+from .tables import Table, keep_dollars
 
 __all__ = ["Playground", "compose_error", "next_move"]
 
@@ -199,7 +199,7 @@ class Playground:
         self.choice = choose_model(self.model, seed=int(self.seed.value), profile=self.profile)
         run = run_agent(self.choice.client, session, model=self.choice.model, source=self.choice.source)
         self.last_run = run
-        self.result.value = self._report(run, session)
+        self.result.value = keep_dollars(self._report(run, session))
         self.status.value = f"Ran {escape(self.ticket.value)} · {escape(self.choice.source)}"
         return run
 
@@ -222,7 +222,34 @@ class Playground:
         return table._repr_html_() + run._repr_html_()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.panel._repr_mimebundle_(**kwargs)
+        """The live panel, plus a static view of its settings: what a stored notebook shows before a run
+        (scripts/run_notebooks.py stores no widget state, so it keeps only this view)."""
+        bundle = self.panel._repr_mimebundle_(**kwargs)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data["text/html"] = self.static_html()
+        data["text/plain"] = self.static_text()
+        return bundle
+
+    def settings(self) -> list[tuple[str, str]]:
+        """The panel's current choices, as (label, value) pairs a person can read."""
+        labels = {value: label for label, value in self.fault.options}
+        rows = [("ticket", f"{self.ticket.value} · {TICKETS[self.ticket.value].title}"), ("seed", str(self.seed.value)),
+                ("tool to fail", self.target.value), ("wording", dict((v, k) for k, v in _STYLES)[self.style.value])]
+        if self.style.value != COMPOSE:
+            rows.insert(3, ("failure", labels.get(self.fault.value, str(self.fault.value))))
+        return rows
+
+    def static_text(self) -> str:
+        head = f"Error playground ({self.choice.source}): run the cell to use its controls."
+        return "\n".join([head] + [f"  {label}: {value}" for label, value in self.settings()])
+
+    def static_html(self) -> str:
+        rows = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>{escape(v)}</td></tr>"
+                       for k, v in self.settings())
+        composed = self.preview.value if self.style.value == COMPOSE else ""
+        return keep_dollars(f"<div>{self.label.value}<br><i>A static view of the playground's settings: run this cell, "
+                            f"with the kernel running, to use its controls.</i><table>{rows}</table>{composed}"
+                            f"{self.result.value}</div>")
 
 
 def _fail_first_call(session: Session, name: str, failure: ToolFailure) -> None:

@@ -1,41 +1,106 @@
 """A small table that renders as HTML in Jupyter and as aligned text elsewhere.
 
-The chapters show before-and-after comparisons and sweep summaries with it; no
-pandas needed. Its text form is what nbval compares, so figures in it are checked.
+The chapters show before-and-after comparisons and sweep summaries with it; no pandas needed.
+Its text form is what nbval compares, so figures in it are checked. A cell is never cut inside a
+word or a number: long text is shortened at a space (`clip`), and floats keep every digit.
 """
 from __future__ import annotations
 
+import math
+import re
 from html import escape
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-__all__ = ["Table"]
+__all__ = ["Table", "keep_dollars", "shorten"]
+
+ELLIPSIS = " …"
 
 
 class Table:
-    """Rows of cells under named columns, with an optional caption (say, where the data came from)."""
+    """Rows of cells under named columns, with an optional caption (say, where the data came from).
 
-    def __init__(self, rows: Sequence[Sequence[Any]], columns: Sequence[str], *, caption: str = "") -> None:
+    clip: shorten cells longer than this many characters at a word boundary (an int for every
+    column, or {column: width}); None keeps every cell whole. The HTML form shows the same cells.
+    """
+
+    def __init__(self, rows: Sequence[Sequence[Any]], columns: Sequence[str], *, caption: str = "",
+                 clip: int | Mapping[str, int] | None = None) -> None:
         self.columns = [str(c) for c in columns]
-        self.rows = [[_cell(v) for v in row] for row in rows]
+        widths = _widths(clip, self.columns)
+        self.rows = [[_cell(v, w) for v, w in zip(row, widths)] + [_cell(v, None) for v in row[len(widths):]]
+                     for row in rows]
         for i, row in enumerate(self.rows):
             if len(row) != len(self.columns):
                 raise ValueError(f"Table row {i} has {len(row)} cells for {len(self.columns)} columns; make them match.")
         self.caption = caption
 
     def __repr__(self) -> str:
-        widths = [max([len(c)] + [len(r[i]) for r in self.rows]) for i, c in enumerate(self.columns)]
+        lines = [[c.splitlines() or [""] for c in row] for row in self.rows]
+        widths = [max([len(c)] + [len(part) for r in lines for part in r[i]]) for i, c in enumerate(self.columns)]
         line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
-        out = [line(self.columns), line(["-" * w for w in widths])] + [line(r) for r in self.rows]
+        out = [line(self.columns), line(["-" * w for w in widths])]
+        for row in lines:  # a cell with line breaks continues on the next lines, in its own column
+            out += [line([c[k] if k < len(c) else "" for c in row]) for k in range(max(len(c) for c in row))]
         return "\n".join(([self.caption] if self.caption else []) + out)
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th style='text-align:left'>{escape(c)}</th>" for c in self.columns)
-        body = "".join("<tr>" + "".join(f"<td style='text-align:left'>{escape(v)}</td>" for v in r) + "</tr>" for r in self.rows)
-        caption = f"<caption style='caption-side:bottom;text-align:left'>{escape(self.caption)}</caption>" if self.caption else ""
+        head = "".join(f"<th style='text-align:left'>{_html(c)}</th>" for c in self.columns)
+        body = "".join("<tr>" + "".join(f"<td style='text-align:left'>{_html(v)}</td>" for v in r) + "</tr>"
+                       for r in self.rows)
+        caption = f"<caption style='caption-side:bottom;text-align:left'>{_html(self.caption)}</caption>" if self.caption else ""
         return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
-    return str(value)
+def shorten(text: str, width: int) -> str:
+    """`text` in at most about `width` characters, cut only at a space and marked with " …".
+
+    Whitespace runs collapse to one space. A first word longer than `width` is kept whole: a word
+    or a number is never cut.
+    """
+    flat = " ".join(str(text).split())
+    if len(flat) <= width:
+        return flat
+    room = max(width - len(ELLIPSIS), 1)
+    cut = flat.rfind(" ", 0, room + 1)
+    if cut <= 0:
+        cut = flat.find(" ")
+        if cut < 0:
+            return flat
+    return flat[:cut].rstrip(" ,;:") + ELLIPSIS
+
+
+def _widths(clip: int | Mapping[str, int] | None, columns: list[str]) -> list[int | None]:
+    if clip is None:
+        return [None] * len(columns)
+    if isinstance(clip, int) and not isinstance(clip, bool):
+        return [clip] * len(columns)
+    if isinstance(clip, Mapping):
+        unknown = sorted(set(clip) - set(columns))
+        if unknown:
+            raise ValueError(f"clip names {', '.join(unknown)}, which is not a column; use one of: {', '.join(columns)}.")
+        return [clip.get(c) for c in columns]
+    raise ValueError(f"clip should be a width in characters or {{column: width}}; got {clip!r}.")
+
+
+def _cell(value: Any, width: int | None) -> str:
+    text = _number(value) if isinstance(value, float) else str(value)
+    return shorten(text, width) if width is not None and len(text) > width else text
+
+
+def _number(value: float) -> str:
+    """Every digit Python needs to give the float back (its shortest repr), with thousands separators."""
+    if not math.isfinite(value):
+        return str(value)
+    text = f"{value:,}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def keep_dollars(html: str) -> str:
+    """HTML whose every $ (outside tags) sits in its own <span>. JupyterLab typesets HTML outputs and widgets
+    with MathJax, which reads two $ within one run of text as math; any tag but <br> ends a run."""
+    return re.sub(r"\$(?![^<>]*>)", "<span>$</span>", html)
+
+
+def _html(text: str) -> str:
+    """Escaped, with line breaks kept, and no $ that MathJax could pair."""
+    return keep_dollars("<br>".join(escape(part) for part in text.splitlines()) if "\n" in text else escape(text))

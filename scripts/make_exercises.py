@@ -30,8 +30,10 @@ def cut(source: str) -> str:
 
 
 def exercise_from(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python",
-                                                           "name": "python3"}, "language_info": {"name": "python"}})
+    # The solution's metadata, stored complete by scripts/run_notebooks.py: JupyterLab rewrites kernelspec
+    # and language_info on opening, and marks a notebook unsaved when they differ from what it holds.
+    nb = nbformat.v4.new_notebook(metadata={k: solution.metadata[k] for k in ("kernelspec", "language_info")
+                                            if k in solution.metadata})
     for cell in solution.cells:
         tags = cell.metadata.get("tags", [])
         if "solutions-only" in tags:

@@ -4,7 +4,8 @@ Usage: python scripts/run_notebooks.py chapters/03_anatomy_of_a_tool_error.ipynb
        python scripts/run_notebooks.py --check chapters/*.ipynb   (fail if any stored notebook is not clean)
 
 Runs each notebook top to bottom with no API key (so the offline stand-in answers), from
-the notebook's own folder, then normalises what Jupyter adds that varies between runs.
+the notebook's own folder, then normalises what Jupyter adds that varies between runs and
+stores the metadata JupyterLab compares on opening (kernelspec, the kernel's language_info).
 """
 from __future__ import annotations
 
@@ -20,11 +21,23 @@ from atlas_kit.course import execute_offline
 
 MACHINE_PATH = re.compile(r"(/root/|/home/[a-z]|/tmp/[A-Za-z0-9]|/work/|site-packages)")
 KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def language_info() -> dict:
+    """The language_info ipykernel reports (all seven fields). JupyterLab writes the kernel's copy into a
+    notebook it opens, so a stored notebook that holds less is marked unsaved the moment its kernel starts."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    return json.loads(json.dumps(IPythonKernel.language_info))
 
 
 def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop run-to-run noise: execution timestamps, widget state, kernel versions."""
-    nb.metadata = {"kernelspec": KERNEL, "language_info": {"name": "python"}}
+    """Drop run-to-run noise (execution timestamps, papermill's timings, widget state) and store the
+    metadata JupyterLab would otherwise rewrite on opening: the kernelspec and the full language_info."""
+    info = nb.metadata.get("language_info", {})
+    nb.metadata = {"kernelspec": KERNEL, "language_info": info if set(language_info()) <= set(info) else language_info()}
+    nb.nbformat, nb.nbformat_minor = 4, max(nb.get("nbformat_minor", 0), 5)
     count = 0
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
@@ -37,11 +50,16 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             if "execution_count" in out:
                 out["execution_count"] = count
             out.get("metadata", {}).pop("papermill", None)
+            # No widget state is stored (it would be random ids), so a widget reference could only say
+            # "model not found"; the output's own text/html or text/plain view is what a reader sees.
+            out.get("data", {}).pop(WIDGET_VIEW, None)
     return nb
 
 
 def problems(path: Path, nb: nbformat.NotebookNode) -> list[str]:
     found = []
+    if not set(language_info()) <= set(nb.metadata.get("language_info", {})) or nb.nbformat_minor < 5:
+        found.append(f"{path}: metadata lacks the kernel's language_info (JupyterLab would mark it unsaved)")
     for i, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error" and "raises-exception" not in cell.metadata.get("tags", []):

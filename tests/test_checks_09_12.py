@@ -376,3 +376,114 @@ def test_a_blank_function_is_not_answered_yet():
     for key in ("09.1", "10.2", "11.1", "12.1", "12.2"):
         assert check(key, blank).message == BLANK, key
     assert check("10.1", {"lost_reply": ..., "down": ..., "quota": ...}).message == BLANK
+
+
+# --- right answers the checks must accept, written differently from the solutions --------------------------------
+# A check grades the idea (one credit per tool_use, the waits, what the run shows, the rows and pages), not the
+# solution's wording or structure: each of these differs from the stored solution and must pass.
+
+def credit_found_by_key_in_the_ledger(ledger, args, ctx):
+    for credit in ledger["credits"]:  # no replies cache: the ledger itself remembers the key
+        if credit["key"] == ctx.idempotency_key:
+            return {"credit_id": credit["credit_id"], "status": "applied"}
+    return _credit(ledger, args, ctx.idempotency_key)
+
+
+def credit_with_a_sentence_for_the_model(ledger, args, ctx):
+    if ctx.idempotency_key in ledger["replies"]:
+        return ledger["replies"][ctx.idempotency_key]
+    credit = _credit(ledger, args, ctx.idempotency_key)
+    ledger["replies"][ctx.idempotency_key] = reply = {
+        "note": f"Store credit {credit['credit_id']} of {money(args['amount_cents'])} is on {args['account_id']}."}
+    return reply
+
+
+def contract_test_with_jsonschema_validate(block):
+    assert block.get("is_error"), "not flagged as an error"
+    try:
+        body = json.loads(block["content"])
+    except json.JSONDecodeError as err:
+        raise AssertionError(f"not JSON: {err}") from None
+    jsonschema.validate(body, error_schema())
+    if "next" in body:
+        nxt = body["next"]
+        assert ErrorCode(body["error"]) in {c for c, allowed in ALLOWED_BRANCHES.items() if any(b.value == nxt["branch"] for b in allowed)}
+        if nxt["branch"] == "switch_tool":
+            assert nxt.get("tool")
+        if nxt["branch"] == "retry_changed":
+            assert nxt.get("argument")
+
+
+def wilson_other_form(episodes):
+    k, n = _counts(episodes)
+    z2 = Z95 * Z95
+    centre = (k + z2 / 2) / (n + z2)
+    half = Z95 * math.sqrt(n) / (n + z2) * math.sqrt(k / n * (1 - k / n) + z2 / (4 * n))
+    return [k / n, centre - half, centre + half]
+
+
+def rows_with_other_detail_names(invoices, response_format="concise"):
+    rows = []
+    for inv in invoices:
+        row = {"invoice_id": inv.invoice_id, "status": inv.status, "amount": money(inv.amount_cents)}
+        if response_format != "concise":
+            row |= {"cents": inv.amount_cents, "issued_on": inv.issued, "due_on": inv.due, "paid": inv.paid_on,
+                    "payment": inv.payment_id, "refunded": money(inv.refunded_cents) if hasattr(inv, "refunded_cents") else None}
+        rows.append(row)
+    return rows
+
+
+def orders_tool_worded_differently(world):
+    schema = {"type": "object", "additionalProperties": False, "required": ["account_id"], "properties": {
+        "account_id": {"type": "string", "pattern": r"^ACC-\d{4}$", "examples": ["ACC-0001"]},
+        "page_size": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": 10},
+        "page": {"type": "integer", "minimum": 1, "default": 1}}}
+
+    def handler(args, ctx):
+        account = args["account_id"]
+        if world.account(account) is None:
+            raise ToolFailure("not_found", "There is no account with that account_id; check it with the customer.",
+                              next=stop("Say the account could not be found."))
+        orders = world.orders_of(account)
+        size, page = args.get("page_size", 10), args.get("page", 1)
+        if not orders:
+            return {"count": 0, "page": 1, "pages": 0, "orders": [], "note": "No orders on this account."}
+        last = -(-len(orders) // size)
+        if page > last:
+            raise ToolFailure("invalid_argument", f"page must be {last} or less for this account.",
+                              next=retry_changed("page", f"Ask for a page from 1 to {last}."))
+        chunk = orders[(page - 1) * size: page * size]
+        return {"count": len(orders), "page": page, "pages": last,
+                "orders": [{"order_id": o.order_id, "product": world.products[o.sku].name, "status": o.status} for o in chunk]}
+
+    return Tool("list_orders", "One account's orders, a page at a time, with each order's product and status.", schema, handler)
+
+
+RIGHT: list[tuple[str, Any]] = [
+    ("09.1", credit_found_by_key_in_the_ledger),
+    ("09.1", credit_with_a_sentence_for_the_model),
+    ("09.2", RetryPolicy(attempts=3, max_delay=6.0, base_delay=1.0)),
+    ("09.2", RetryPolicy(attempts=3, max_delay=6)),
+    ("10.1", {"lost_reply": ([Fault("update_order", "timeout", after_effect=True, calls=(1,))], None, 1),
+              "down": ([always("update_order", "timeout")], ["upstream_unavailable", "stop"], 0),
+              "quota": ([Fault("update_order", "limit_exceeded")], ("limit_exceeded", "switch_tool"), 0)}),
+    ("10.1", {"lost_reply": ([Fault("update_order", "timeout", after_effect=True)], None, 1),
+              "down": ([always("update_order", "rate_limit")], ("upstream_unavailable", "stop"), 0),
+              "quota": ([always("update_order", "limit_exceeded")], ("limit_exceeded", "switch_tool"), 0)}),
+    ("10.2", contract_test_with_jsonschema_validate),
+    ("11.1", wilson_other_form),
+    ("11.2", Later(lambda: {**_readings(list(_sweep())), "hurt": set(_readings(list(_sweep()))["hurt"]),
+                            "fails_without_faults": tuple(_readings(list(_sweep()))["fails_without_faults"])})),
+    ("12.1", rows_with_other_detail_names),
+    ("12.2", orders_tool_worded_differently),
+]
+
+
+@pytest.mark.parametrize("key,answer", RIGHT, ids=[f"{k}-{i}" for i, (k, _) in enumerate(RIGHT)])
+def test_a_right_answer_written_differently_passes(key, answer):
+    fb = check(key, answer.build() if isinstance(answer, Later) else answer)
+    assert fb.ok, fb.message
+
+
+def test_every_exercise_of_these_chapters_has_a_second_right_answer():
+    assert {k for k, _ in RIGHT} == set(ANSWERS)

@@ -22,6 +22,9 @@ ALT = {
     "06_terminality_and_loops": {"seed": 7, "max_steps": 4, "trials": 2},
     "07_errors_stay_in_context": {"seed": 7, "trials": 2},
     "11_measuring_recovery": {"seed": 7, "trials": 2, "styles": ["raw", "contract"]},
+    "13_build_your_own_loop": {"seed": 7, "trials": 2},
+    "14_implicit_failures": {"seed": 7, "trials": 2, "styles": ["raw", "contract"]},
+    "15_a_real_model_through_mcp": {"seed": 7, "ticket": "T07", "tickets": ["T07", "T21"]},
 }
 
 
@@ -48,7 +51,7 @@ def test_chapter_runs_with_other_parameters(path, tmp_path, monkeypatch):
     assert alt and any(stored[k] != v for k, v in alt.items())
     out = tmp_path / path.name
     papermill.execute_notebook(str(path), str(out), parameters=alt, cwd=str(path.parent), kernel_name="python3",
-                               progress_bar=False)
+                               progress_bar=False, engine_name="atlas")  # atlas: no plain-TCP kernel warning
     ran = json.loads(out.read_text())
     text = json.dumps([c.get("outputs", []) for c in ran["cells"]])
     assert f"seed={alt['seed']}" in text, "the setup cell should print the parameters it ran with"

@@ -7,7 +7,6 @@ import copy
 import json
 from typing import Any
 
-import jsonschema
 
 from ..atlas import Fault, atlas_session, catalogue, play
 from ..errors import tool_error
@@ -115,7 +114,6 @@ BROKEN_10 = (
      _block({"error": "invalid_argument", "message": "The date is not valid.", "retryable": True,
              "next": {"branch": "retry_changed", "say": "Fix it and call again."}})),
 )
-_CAUGHT = (AssertionError, jsonschema.ValidationError)
 
 
 @exercise("10.2", "A contract test for error blocks",
@@ -135,12 +133,15 @@ def _check_contract_test(test: Any) -> str | None:
         except Exception as exc:
             return (f"Your test fails a good block ({what}) with {type(exc).__name__}; a contract test must pass every "
                     "body the builder makes. Check which of your rules is stricter than the contract.")
+    import jsonschema  # here, not at import: every learner's first check() would pay about a second for it
+
+    caught = (AssertionError, jsonschema.ValidationError)
     missed, crashed = [], []
     for what, block in BROKEN_10:
         try:
             test(copy.deepcopy(block))
             missed.append(what)
-        except _CAUGHT:
+        except caught:
             pass
         except Exception as exc:
             crashed.append((what, type(exc).__name__))
