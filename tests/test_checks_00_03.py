@@ -113,8 +113,10 @@ WRONG = [
     ("01.1", _err("invalid_argument", WAREHOUSE_MSG, next=retry_changed("regions", "Add regions.")), "does not take"),
     ("01.1", _err("invalid_argument", "This query is too broad; narrow it down and call again.",
                   next=retry_changed("region", "Add region.")), "the message does not"),
-    ("01.1", _err("invalid_argument", "This query covers too many rows; narrow date_from and date_to.",
-                  next=retry_changed("date_to", "Narrow the dates.")), "not correct"),
+    ("01.1", _err("invalid_argument", "This query covers too many rows; ask about another product.",
+                  next=retry_changed("sku", "Change the SKU.")), "asks a different question"),
+    ("01.1", _err("invalid_argument", "Add region (north, south, east or west) and call once per region.",
+                  next=retry_changed("region", "Call once per region.")), "not the constraint"),
     # 01.2: count recovery by hand
     ("01.2", recovery_counts([]), "pass the function itself"),
     ("01.2", counts_every_episode, "only those where a tool error reached"),
@@ -130,7 +132,9 @@ WRONG = [
     ("02.1", {"a": Branch.RETRY_CHANGED}, "have no branch"),
     # 02.2: give T09's failure its branch
     ("02.2", stop("Tell the customer the invoice was not found."), "never refunded"),
-    ("02.2", switch_tool("escalate_to_human", "Escalate to billing_refunds."), "called escalate_to_human"),
+    ("02.2", switch_tool("escalate_to_human", "Escalate to billing_refunds."), "a person is not needed"),
+    ("02.2", switch_tool("get_account", "Look up the account."), "not the invoices"),
+    ("02.2", switch_tool("list_invoices", "Find INV-20417 in the list."), "repeats the invoice id"),
     ("02.2", Next(Branch.RETRY_CHANGED, "Try another invoice id.", argument="invoice_id"), "contradicts not_found"),
     ("02.2", switch_tool("find_invoice", "Find the invoice."), "which Atlas does not have"),
     ("02.2", "switch_tool list_invoices", "build a Next"),
@@ -142,8 +146,8 @@ WRONG = [
     ("03.1", _err("limit_exceeded", WINDOW_MSG, next=stop("Tell the customer.")), "detail is empty"),
     ("03.1", _err("limit_exceeded", "Refunds are limited by REFUND_WINDOW_DAYS=180, and this invoice is older.",
                   next=stop("Tell the customer."), detail="paid_at=2024-03-15"), "names internals"),
-    ("03.1", _err("limit_exceeded", "This invoice can no longer be refunded here. Refunds are possible for 180 days.",
-                  next=stop("Tell the customer."), detail="paid_at=2024-03-15"), "first sentence"),
+    ("03.1", _err("limit_exceeded", "This invoice can no longer be refunded here.", next=stop("Tell the customer it is too old."),
+                  detail="paid_at=2024-03-15"), "does not say why"),
     ("03.1", _err("limit_exceeded", "This invoice is too old to refund here.", next=stop("Tell the customer."),
                   detail="paid_at=2024-03-15"), "does not say why"),
     ("03.1", _err("limit_exceeded", WINDOW_MSG, next=switch_tool("escalate_to_human", "Escalate to billing_refunds."),
@@ -159,6 +163,47 @@ WRONG = [
                         next=retry_changed("account_id", "Tell the customer.")), "Code invalid_argument"),
     ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is busy. Do not call it again."),
      "Keep next on stop"),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "Billing is busy; try again in a few seconds.",
+                        next=ADOPTED.next), "wait or a retry"),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is not answering, retry in a minute.",
+                        next=ADOPTED.next), "wait or a retry"),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is not responding so call it again later.",
+                        next=ADOPTED.next), "wait or a retry"),
+]
+
+# --- correct answers in other words: the checks judge the idea, not the solution's wording ------------------
+
+CORRECT = [
+    # 01.1: narrowing the dates is the source's own first fix, as good as adding a region
+    ("01.1", _err("invalid_argument", "This query covers too many rows; narrow date_from and date_to.",
+                  next=retry_changed("date_to", "Narrow the dates."))),
+    ("01.1", _err("invalid_argument", "The query would scan over the row limit. Narrow the date range, one quarter at a time.",
+                  next=retry_changed("date_from", "Ask for a shorter date range and add the parts."))),
+    ("01.1", _err("invalid_argument", "Too broad for one query: ask for one region at a time and add the results.",
+                  next=retry_changed("region", "Query each region and add them."))),
+    ("01.1", _err("invalid_argument", "This query scans more rows than the warehouse allows. Add region (north, south, "
+                  "east or west) or narrow date_from and date_to.", next=retry_changed("region", "Add region."))),
+    # 02.2: any words, as long as the switch goes to the tool that finds the charge
+    ("02.2", switch_tool("list_invoices", "List the account's invoices, find the duplicate charge and refund that one.")),
+    ("02.2", switch_tool("list_invoices", "Find the right invoice first.")),
+    # 03.1: the rule in the customer's terms, in the message or in say
+    ("03.1", _err("limit_exceeded", "This invoice can no longer be refunded here. Refunds are possible for 180 days.",
+                  next=stop("Tell the customer."), detail="paid_at=2024-03-15")),
+    ("03.1", _err("limit_exceeded", "Refunds are only possible within six months of payment, and this invoice was paid earlier.",
+                  next=stop("Tell the customer the refund period has ended."), detail="paid_at=2024-03-15")),
+    ("03.1", _err("limit_exceeded", "This invoice cannot be refunded any more.",
+                  next=stop("Tell the customer the 180-day refund window has passed."), detail="REFUND_WINDOW_DAYS=180")),
+    # 03.2: any action instead of a retry, including the issue's "stop here and inform the customer"
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The billing service is rate limiting requests. "
+                        "Stop here and inform the customer.", next=ADOPTED.next)),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The invoices service is busy. Do not retry; tell the "
+                        "customer the request was not completed.", next=ADOPTED.next)),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "Billing is not answering right now, so let the customer "
+                        "know and end the request.", next=ADOPTED.next)),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is overloaded. Tell the customer to try again later.",
+                        next=ADOPTED.next)),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "Billing is overloaded; do not wait or retry, and say the "
+                        "request was not completed.", next=ADOPTED.next)),
 ]
 
 
@@ -174,6 +219,16 @@ def test_a_wrong_answer_fails_and_says_what_to_change(key, answer, fragment):
 def test_the_solution_passes(key):
     fb = check(key, SOLUTIONS[key])
     assert fb.ok, fb.message
+
+
+@pytest.mark.parametrize("key, answer", CORRECT, ids=[f"{k}-{i}" for i, (k, _) in enumerate(CORRECT)])
+def test_a_correct_answer_in_other_words_passes(key, answer):
+    fb = check(key, answer)
+    assert fb.ok, fb.message
+
+
+def test_every_changed_check_accepts_several_phrasings():
+    assert all(sum(k == key for k, _ in CORRECT) >= 2 for key in ("01.1", "02.2", "03.1", "03.2"))
 
 
 def test_every_exercise_of_these_chapters_has_wrong_answers():

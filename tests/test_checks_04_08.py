@@ -175,6 +175,13 @@ def product_no_instruction(args, ctx):
     return _product_row(product)
 
 
+def product_only_explains(args, ctx):  # says what happened twice over, and nothing about what to do
+    product = world.products.get(args["sku"])
+    if product is None:
+        raise ToolFailure("not_found", "No product matches sku; it is not in the catalogue.", next=stop("Say so."))
+    return _product_row(product)
+
+
 def product_wrong_code(args, ctx):
     product = world.products.get(args["sku"])
     if product is None:
@@ -470,12 +477,15 @@ WRONG = [
     ("04.1", product_error_dict, "returned a result"),
     ("04.1", product_echo, "repeats the sku"),
     ("04.1", product_no_instruction, "no instruction"),
+    ("04.1", product_only_explains, "no instruction"),
     ("04.1", product_wrong_code, "not invalid_argument"),
     ("04.1", product_no_next, "next=stop"),
     ("04.1", product_cents, "unit price"),
-    ("04.2", "Access denied.", "labelled enumeration"),
+    ("04.2", "Access denied.", "does not say why"),
+    ("04.2", "Do not try other account ids.", "does not say why"),
+    ("04.2", "That account belongs to another customer, so this session cannot use it.", "forbids trying other ids"),
     ("04.2", "Account ACC-4472 belongs to globex. Do not try other ids.", "names the other customer"),
-    ("04.2", "You are not permitted to view this account. Please try again.", "labelled loop"),
+    ("04.2", "You are not permitted to view this account. Please try again.", "asks for another attempt"),
     ("04.2", "This account belongs to another customer. Tell the customer you can only help with their own accounts.",
      "forbids trying other ids"),
     ("04.2", "No. You may not. Do not try other ids.", "builder refuses"),
@@ -527,6 +537,41 @@ WRONG = [
     ("08.2", shipment_safe_everything, "raised ValueError"),
     ("08.2", shipment_wrong_branch, "invalid_argument"),
 ]
+
+
+def _product_saying(message):
+    def get_product(args, ctx):
+        product = world.products.get(args["sku"])
+        if product is None:
+            raise ToolFailure("not_found", message, next=stop("Tell the customer that SKU is not in the catalogue."))
+        return _product_row(product)
+    return get_product
+
+
+def lean_reordered(failure):  # another lean body: the same fields in another order, say dropped
+    body = json.loads(lean_style(failure)["content"])
+    ordered = {k: body[k] for k in ("retryable", "error", "message", "next") if k in body}
+    return {**lean_style(failure), "content": json.dumps(ordered, separators=(",", ":"))}
+
+
+# Correct answers in other words: the checks judge the idea (the argument named, the prohibition), not a cue word.
+CORRECT = [
+    ("04.1", _product_saying("No product matches sku. Tell the customer that SKU is not in the catalogue.")),
+    ("04.1", _product_saying("No product in the catalogue matches sku; never guess other SKUs.")),
+    ("04.1", _product_saying("The sku given matches no product. Ask the customer to confirm the SKU.")),
+    ("04.2", "That account is not one of this customer's, so it cannot be read here. Never guess other account ids."),
+    ("04.2", "The account belongs to another customer. Other account ids must not be tried; tell the customer you can "
+             "only help with their own."),
+    ("04.2", "This session has no access to that account. Trying other account numbers is not allowed."),
+    ("04.2", "That account belongs to someone else. Use only the account ids the customer gave."),
+    ("07.1", lean_reordered),
+]
+
+
+@pytest.mark.parametrize("key, answer", CORRECT, ids=[f"{k}-{i}" for i, (k, _) in enumerate(CORRECT)])
+def test_a_correct_answer_in_other_words_passes(key, answer):
+    fb = check(key, answer)
+    assert fb.ok, fb.message
 
 
 @pytest.mark.parametrize("key, answer, fragment", WRONG,

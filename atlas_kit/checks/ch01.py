@@ -1,28 +1,37 @@
-"""Checks for chapter 01's exercises: rewrite a raw error as a contract error (01.1), graded by running
-T19 offline with it, and count recovery by hand (01.2), compared with metrics.recovery.
+"""Checks for chapter 01's exercises: rewrite a raw error as a contract error (01.1), graded on what a
+careful reader needs (code, the argument to narrow, the limit, no internals), and count recovery by hand
+(01.2), compared with metrics.recovery.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
-from ..atlas import atlas_session, grade
+from ..atlas import atlas_session
 from ..errors import ErrorCode
 from ..experiments import run_experiment
 from ..metrics import groups, recovery
 from ..results import HARNESS_ERROR
 from . import BLANK, exercise
-from ._shared import _as_failure, _error_shape, _offline_run, _outcome
+from ._shared import _error_shape
 
 
 _DRIVER_WORDS = ("psycopg", "querycanceled", "statement timeout", "canceling statement", "errors.")
+# What narrows the query, and the plain words for it: the article's fix is "narrow the date range or add a region".
+_NARROWS = {"region": r"\bregions?\b", "date_from": r"date_from|date_to|\bdates?\b|date range|time range|period|months?\b",
+            "date_to": r"date_from|date_to|\bdates?\b|date range|time range|period|months?\b"}
+_LIMIT = re.compile(r"too (?:broad|large|big|wide|many|much|long)|\blimit|\brows?\b|\bscan|exceed|\bover\b|more than|"
+                    r"at most|maximum|\bmax\b|allow|\bcap\b|expensive|costly|\bbroad\b", re.IGNORECASE)
 
 
 @exercise("01.1", "Rewrite a raw error as a contract error",
-          right="Right: a code the model can act on, the argument to change, and no driver internals; the stand-in answered T19 with it.",
+          right="Right: a retryable code, a next that names what to narrow, the limit and the fix in plain words, and no "
+                "driver internals.",
           hints=("The query was valid; it was only too broad. Which code's retryable is True?",
-                 "query_warehouse takes an optional region (north, south, east or west); name it in next=retry_changed(...) "
-                 "and in the message, and keep the driver's words out."))
+                 "query_warehouse takes an optional region (north, south, east or west), and the dates date_from and "
+                 "date_to: either narrows the query. Name one in next=retry_changed(...) and in the message.",
+                 "Say the constraint and the fix: what was too much, and what to change. Keep the driver's words for detail=."))
 def _grade_01_1(answer: Any) -> str | None:
     if (shape := _error_shape(answer)) is not None:
         return shape
@@ -37,18 +46,19 @@ def _grade_01_1(answer: Any) -> str | None:
     if answer.next.argument not in schema:
         return (f"next names the argument {answer.next.argument!r}, which query_warehouse does not take; "
                 f"its arguments are {', '.join(schema)}.")
+    if answer.next.argument not in _NARROWS:
+        return (f"Changing {answer.next.argument} asks a different question instead of a smaller one; name an argument "
+                "that narrows the query: region, or the dates (date_from, date_to).")
     low = answer.message.lower()
     leaked = [w for w in _DRIVER_WORDS if w in low]
     if leaked:
         return f"The message still carries the driver's words ({leaked[0]!r}); say the constraint and the fix in plain terms, and put internals in detail=."
-    if answer.next.argument not in answer.message:
-        return (f"next names {answer.next.argument}, but the message does not: name that argument in the message, "
-                "and what to set it to, so a model that reads only the text knows the fix too.")
-    if len(answer.message) < 40:
-        return f"The message has {len(answer.message)} characters; say what limit was hit and what to change, in a sentence or two."
-    run = _offline_run("T19", tool="query_warehouse", failure=_as_failure(answer))
-    if not grade(run).correct:
-        return _outcome(run) + "; name the argument whose values split the query into parts that fit."
+    if not re.search(_NARROWS[answer.next.argument], answer.message, re.IGNORECASE):
+        return (f"next names {answer.next.argument}, but the message does not say what to narrow: name it there too "
+                "(the argument, or in plain words the region or the dates), so a model that reads only the text knows the fix.")
+    if not _LIMIT.search(answer.message):
+        return ("The message names the fix but not the constraint: say what was too much (the query scans more rows "
+                "than allowed), so the model knows why to narrow it.")
     return None
 
 

@@ -1,14 +1,13 @@
 """Checks for chapter 02's exercises: choose the branch for each failure (02.1), and give T09's
-not_found a next (02.2), graded by running T09 offline with that next.
+not_found a next (02.2), graded on the branch and the tool it names.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from ..atlas import TOOL_NAMES, grade
-from ..errors import Branch, Next, ToolFailure, tool_error
+from ..atlas import TOOL_NAMES
+from ..errors import Branch, Next, tool_error
 from . import exercise
-from ._shared import _move, _offline_run
 
 
 FAILURES_02_1 = {
@@ -54,10 +53,17 @@ def _grade_02_1(answer: Any) -> str | None:
 
 
 T09_MESSAGE = "No invoice matches invoice_id; do not guess ids."  # Atlas's own says which tool; this one does not
+_FINDS_INVOICES = "list_invoices"  # the one tool that finds a charge from the account and the amount
+_WHY_NOT_02_2 = {
+    "escalate_to_human": "a person is not needed: the account and the amount are known, so a tool can find the charge",
+    "issue_refund": "calling issue_refund again with the same unknown id fails the same way; first find the right invoice",
+    "get_account": "get_account gives the balance and the orders, not the invoices; name the tool that lists invoices",
+}
 
 
 @exercise("02.2", "Give a failure its branch",
-          right="Right: with that next the stand-in found the duplicate charge and refunded it, and T09 ends correct.",
+          right="Right: switch_tool to list_invoices. The account and the amount are known, so listing the invoices "
+                "finds the charge to refund; stopping would leave the duplicate charge in place.",
           hints=("The customer's account and the amount are in the ticket; the invoice id is the only thing wrong.",
                  "A not_found may select stop or switch_tool; the switch needs the name of the tool that lists invoices."))
 def _grade_02_2(answer: Any) -> str | None:
@@ -70,11 +76,13 @@ def _grade_02_2(answer: Any) -> str | None:
         return f"The builder refuses this next for a not_found error: {refusal}"
     if answer.tool is not None and answer.tool not in TOOL_NAMES:
         return f"next names the tool {answer.tool!r}, which Atlas does not have; its tools are {', '.join(TOOL_NAMES)}."
-    run = _offline_run("T09", tool="issue_refund", failure=ToolFailure("not_found", T09_MESSAGE, next=answer))
-    if not grade(run).correct:
-        if answer.branch is Branch.STOP:
-            return (f"With stop the stand-in {_move(run)} and gave up, so the duplicate charge was never refunded; "
-                    "the account and the amount are known, so the charge can still be found.")
-        return (f"After your error the stand-in {_move(run)}, and T09 ended with the duplicate charge not refunded; "
-                "name a tool that can find the charge from the account and the amount.")
+    if answer.branch is Branch.STOP:
+        return ("With stop the agent gives up, so the duplicate charge is never refunded; the account and the amount "
+                "are known, so the charge can still be found: which branch goes and finds it?")
+    if answer.tool != _FINDS_INVOICES:
+        why = _WHY_NOT_02_2.get(str(answer.tool), f"{answer.tool} cannot find an invoice from the account and the amount")
+        return f"next switches to {answer.tool}, but {why}."
+    if "INV-20417" in answer.say:
+        return ("say repeats the invoice id the customer gave (INV-20417), which matches nothing; point the model at "
+                "the account and the amount instead.")
     return None

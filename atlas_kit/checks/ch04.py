@@ -1,23 +1,18 @@
-"""Checks for chapter 04's exercises: add get_product with its error path (04.1), and a permission
-error that forbids enumeration (04.2), run through the dispatcher and a curious stand-in.
+"""Checks for chapter 04's exercises: add get_product with its error path (04.1), run through the
+dispatcher, and a permission error that forbids enumeration (04.2), graded on what its words say.
 """
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from typing import Any
 
-from ..agent import Bounds
-from ..atlas import TENANTS, World, atlas_session, grade, money
-from ..dispatch import Failure, Tool
+from ..atlas import TENANTS, World, money
+from ..dispatch import Tool
 from ..errors import ErrorCode, tool_error
-from ..offline import Profile
-from ..reading import read_error
 from . import exercise
-from ._shared import _attempt, _body, _crashed, _dispatch, _run
+from ._shared import _asks_to_retry, _attempt, _body, _crashed, _dispatch, _forbids_guessing, _says_what_to_do
 
-
-_PROHIBITION = re.compile(r"\b(?:do not|don't|must not|never)\b", re.IGNORECASE)
 
 _PRODUCT_SCHEMA = {
     "type": "object",
@@ -67,9 +62,9 @@ def _get_product(handler: Any) -> str | None:
                     "value (chapter 08 shows why).")
         if not re.search(r"\bsku\b", value.message, re.IGNORECASE):
             return "Name the argument (sku) in the message, so the model knows which value to check."
-        if read_error(value.message).branch != "stop":
-            return ("Your message explains but gives a plain-text reader no instruction: forbid guessing other SKUs, "
-                    "or say what to tell the customer.")
+        if not (_forbids_guessing(value.message) or _says_what_to_do(value.message)):
+            return ("Your message explains but gives the reader no instruction: forbid guessing other SKUs, "
+                    "or say what to ask or tell the customer.")
     block = _dispatch(Tool("get_product", "Look up one product in Atlas's catalogue by its SKU.", _PRODUCT_SCHEMA,
                            handler), {"sku": "SKU-9999"})
     body = _body(block)
@@ -78,19 +73,16 @@ def _get_product(handler: Any) -> str | None:
     return None
 
 
-def _permission_style(message: str) -> Callable[[Failure], dict[str, Any]]:
-    def style(failure: Failure) -> dict[str, Any]:
-        text = message if failure.error.code is ErrorCode.NOT_PERMITTED else failure.raw
-        return {"type": "tool_result", "tool_use_id": failure.error.tool_use_id, "is_error": True, "content": text}
-    return style
-
-
-_CURIOUS = Profile("curious", retry_same=0, vary_argument=1.0, apologise=0, fabricate=0, stop_correctly=0)
+_REFUSED = re.compile(r"another (?:customer|company|client|tenant|organi[sz]ation|business)|someone else|somebody else|"
+                      r"not (?:yours|theirs|your own|their own|this customer's)|\bnot (?:permitted|allowed|authori[sz]ed)|"
+                      r"no (?:access|permission)|(?:cannot|can't|may not|must not)(?: be)? (?:access\w*|read|used?|see|seen|view\w*|open\w*|look\w*)|"
+                      r"not one of (?:this|the|your|their|its) (?:customer|own)|"
+                      r"belongs to|outside (?:this|the) customer|only (?:for|to) (?:its|the) owner", re.IGNORECASE)
 
 
 @exercise("04.2", "A permission error that forbids enumeration",
-          right="Right: the message refuses without naming the other customer, forbids trying other ids, and the "
-                "curious stand-in stops instead of guessing.",
+          right="Right: the message says the account is not this customer's without naming whose it is, and forbids "
+                "trying other ids, the move that turns a refusal into enumeration.",
           hints=("Say what happened (the account belongs to another customer) without saying whose it is.",
                  "Then forbid the next move in so many words: do not try other account ids.",
                  "Two sentences at most; the builder tool_error(\"toolu_01\", \"not_permitted\", message) tells you if "
@@ -106,15 +98,14 @@ def _permission(message: Any) -> str | None:
     if "ACC-4472" in message or leaked:
         return ("Your message names the other customer or their account id; say only that the account belongs to "
                 "another customer.")
-    run = _run(atlas_session("T05", style=_permission_style(message), seed=0), bounds=Bounds(max_steps=6),
-               profile=_CURIOUS)
-    verdict = grade(run)
-    if verdict.labels:
-        return (f"With your message the curious stand-in's run is labelled {', '.join(verdict.labels)}: nothing told "
-                "it to stop, so it called again or guessed. Forbid what it must not do.")
-    if not verdict.correct:
-        return f"The graded run is not correct: {verdict.reasons[0]}."
-    if not _PROHIBITION.search(message):
-        return ("The stand-in stopped, but nothing in your message forbids trying other ids, and a model that reads "
-                "past the refusal will guess: add a prohibition (do not ...).")
+    found = _asks_to_retry(message)
+    if found:
+        return (f"Your message asks for another attempt ({found!r}); on a refusal that is the invitation to try "
+                "again, or to try other ids. Forbid it instead.")
+    if not _REFUSED.search(message):
+        return ("Your message does not say why the call was refused; say that the account belongs to another "
+                "customer (without saying whose), so the model can tell the customer.")
+    if not _forbids_guessing(message):
+        return ("Your message explains the refusal, but nothing in it forbids trying other ids, and a model that reads "
+                "past the refusal may guess: add the prohibition (do not try other account ids).")
     return None

@@ -10,7 +10,6 @@ from typing import Any, Callable
 from ..atlas import TOOL_NAMES, FaultSchedule, World, atlas_session, build_tools, grade
 from ..atlas.styles import CASES
 from ..dispatch import Dispatcher, Failure, RetryPolicy
-from ..reading import read_error
 from ..transport import estimate_tokens
 from . import exercise
 from ._shared import _body, _run, _use
@@ -64,16 +63,16 @@ def _lean(style: Any) -> str | None:
     spent = contract = 0
     for case, failure in failures.items():
         text, problem = _style_block(style, failure, case)
-        if problem:
-            return problem
+        if problem or text is None:
+            return problem or f"For '{case}' your style returned no text for the model to read."
         body = failure.error.block()["content"]
         if failure.raw.strip() and failure.raw != failure.error.message and failure.raw in text:
             return f"For '{case}' your text passes on the library's raw text; that is the raw style, not a lean contract."
-        theirs, ours = read_error(text, tools=TOOL_NAMES), read_error(body, tools=TOOL_NAMES)
-        if not theirs.cue.startswith("contract"):
+        theirs, ours = _selects(text), _selects(body) or ("stop", None, None)
+        if theirs is None:
             return (f"For '{case}' the text does not parse as a contract body (JSON with error and a boolean "
-                    "retryable), so a reader is back to guessing from cues.")
-        if (theirs.branch, theirs.tool, theirs.argument) != (ours.branch, ours.tool, ours.argument):
+                    "retryable), so a reader is back to guessing from its words.")
+        if theirs != ours:
             return (f"For '{case}' your text selects {_branch(theirs)} where the contract selects {_branch(ours)}; "
                     "keep what decides the branch.")
         parsed = json.loads(text)
@@ -91,9 +90,22 @@ def _lean(style: Any) -> str | None:
     return None
 
 
-def _branch(reading: Any) -> str:
-    extra = f" to {reading.tool}" if reading.tool else f" on {reading.argument}" if reading.argument else ""
-    return f"{reading.branch}{extra}"
+def _selects(text: str) -> tuple[str, str | None, str | None] | None:
+    """(branch, tool, argument) that a contract body selects, read from its fields; None when it is no contract body."""
+    try:
+        body = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(body, dict) or "error" not in body or not isinstance(body.get("retryable"), bool):
+        return None
+    nxt: dict[str, Any] = body["next"] if isinstance(body.get("next"), dict) else {}
+    branch = nxt.get("branch") or ("retry_changed" if body["retryable"] else "stop")  # no next: retryable decides
+    return str(branch), nxt.get("tool"), nxt.get("argument")
+
+
+def _branch(selected: tuple[str, str | None, str | None]) -> str:
+    branch, tool, argument = selected
+    return f"{branch}{f' to {tool}' if tool else f' on {argument}' if argument else ''}"
 
 
 _AUDIENCE_CASES = ("warehouse timeout", "refund above the ceiling", "another customer's account", "deleted order",

@@ -1,0 +1,628 @@
+"""Prose cannot drift from outputs: what a notebook's text says about its own runs is checked against what they stored.
+
+nbval compares stored outputs with a fresh run; this file compares the sentences about those outputs with the
+outputs. CLAIMS pairs a sentence (a pattern over the notebook's Markdown) with what the code cell it describes
+must show; the other tests hold for every chapter listed in CHAPTERS: figures in prose appear in an output or
+are cited, no stand-in run is called a real model, a chapter that draws a recovery chart shows the profile
+moving it and says how to measure the real effect, and every chapter lists its sources. Another chapter's
+claims join by adding its number to CHAPTERS and its Claims to CLAIMS.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS = ["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12"]
+
+# Figures a chapter may state without computing them: published or reported elsewhere, each with its source.
+CITED = {
+    "85%": "reported, unsourced (the book chapter)",
+    "17%": "reported, unsourced (the book chapter)",
+    "70%": "reported, unsourced (the book chapter: self-correction rates)",
+    "17.58%": "arXiv:2606.05806, recovery under implicit permanent failures",
+    "38.12%": "arXiv:2606.05806, recovery under explicit permanent failures",
+    "95%": "the confidence level of every Wilson interval: a setting, not a result",
+}
+FIGURE = re.compile(r"(?<![\w.+-])\d+(?:\.\d+)?%|(?<![\w/.])\d+/\d+(?![\w/])")
+# Calls that draw a recovery or outcome chart from episodes; a chapter with one must show the profile moving it.
+RECOVERY_CHARTS = ("recovery_by_style(", "recovery_by_code(", "failure_modes(")
+
+
+# --- reading notebooks ------------------------------------------------------------------------------------
+
+
+def _path(stem: str) -> Path:
+    """'02' is chapters/02_*.ipynb; 'solutions/04' is solutions/04_*.ipynb."""
+    folder, number = stem.split("/") if "/" in stem else ("chapters", stem)
+    found = sorted((ROOT / folder).glob(f"{number}_*.ipynb"))
+    assert len(found) == 1, f"expected one notebook {folder}/{number}_*.ipynb, found {found}"
+    return found[0]
+
+
+def _cells(stem: str) -> list[dict]:
+    return list(_nb_at(stem).cells)  # ATLAS_CLAIMS_AT=HEAD reads another revision's notebooks (see _nb_at)
+
+
+def _text(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def _output(cell: dict) -> str:
+    """A cell's text outputs; a stream split into pieces is joined back as it printed."""
+    parts: list[str] = []
+    for out in cell.get("outputs", []):
+        text = "".join(out.get("text") or out.get("data", {}).get("text/plain") or "")
+        if parts and out.get("output_type") == "stream" and not parts[-1].endswith("\n"):
+            parts[-1] += text
+        else:
+            parts.append(text)
+    return "\n".join(parts)
+
+
+def _markdown(stem: str) -> str:
+    return "\n\n".join(_text(c) for c in _cells(stem) if c["cell_type"] == "markdown")
+
+
+def _prose(text: str) -> str:
+    """Markdown without code spans, fenced code and link targets: the sentences a reader reads as prose."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    return re.sub(r"\]\([^)]*\)", "]", text)
+
+
+def _table(out: str) -> list[list[str]]:
+    """The rows of the first text table in an output, cut where its dashed rule marks the columns."""
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        if i and re.fullmatch(r"-+(?:  +-+)*", line.strip()):
+            spans = [m.start() for m in re.finditer(r"-+", line)] + [None]
+            rows = []
+            for row in lines[i + 1:]:
+                if not row.strip():
+                    break
+                rows.append([row[a:b].strip() for a, b in zip(spans, spans[1:])])
+            return rows
+    raise AssertionError(f"no table in this output:\n{out[:300]}")
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+# --- claims: a sentence and the output that must back it --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """`prose` must match the notebook's Markdown; the code cell holding `cell` (the one nearest the prose)
+    must match every pattern in `shows`, none in `lacks`, and satisfy `holds`."""
+
+    notebook: str
+    prose: str
+    cell: str
+    shows: tuple[str, ...] = ()
+    lacks: tuple[str, ...] = ()
+    holds: Callable[[str], bool] | None = field(default=None, compare=False)
+
+
+def _rows_where(out: str, first: str) -> list[list[str]]:
+    return [r for r in _table(out) if r[0] == first]
+
+
+CLAIMS = [
+    # 00
+    Claim("00", r"The work comes as 27 tickets", "rows = [(t.id, t.customer", shows=(r"(?m)^T27 ",), lacks=(r"(?m)^T28 ",)),
+    Claim("00", r"the same tool refuses, and the refusal is written for a model", '"id": "toolu_own"',
+          shows=(r'(?m)^OK .*"ACC-4471"', r'(?m)^ERROR .*"not_permitted".*"next"')),
+    Claim("00", r"the replay refuses instead of inventing an answer", "replay = choose_model(cassette=path)",
+          shows=("same answer as the recording: True", "other ticket: api_failure")),
+    Claim("00", r"It says what it is rather than pretending", "Write a haiku", shows=("not a language model",)),
+    # 01
+    Claim("01", r"this draw was \*apologise\*", "runs = {style: run_agent", shows=(r"(?m)^raw .*I'm sorry.*apology_without_action",)),
+    Claim("01", r"stop reason `loop_broken`, the customer handed to a colleague", "runs = {style: run_agent",
+          shows=(r"(?m)^generic .*loop_broken +False +loop",)),
+    Claim("01", r"so it switched tools, opened the return", "runs = {style: run_agent",
+          shows=(r"(?m)^contract +escalate_to_human.*finished +True",)),
+    Claim("01", r"\*\*contract\*\* recovers in every episode", "def rate_row", shows=(r"(?m)^contract .* 100% ",)),
+    Claim("01", r"\*\*generic\*\* recovers in none", "def rate_row", shows=(r"(?m)^generic .* 0% ",)),
+    Claim("01", r"Raw recovery moves with the weights and generic does not move at all", "swept = run_experiment",
+          shows=("raw differs between profiles: True", "generic is the same under every profile: True")),
+    Claim("01", r"in T14 the escalation it should switch to is down anyway", "lucky = sorted", shows=(r"still gets right: .*T14",)),
+    Claim("01", r"In this simulation no profile recovers on every branch\. That follows from how the stand-in is built",
+          '["branch the error called for", *profiles]',
+          holds=lambda out: all(any(row[k].startswith("0/") for row in _table(out)) for k in range(1, len(_table(out)[0])))),
+    Claim("01", r"a fourth, built here, always stops", "profiles = {**named_profiles()",
+          shows=(r"(?m)^stops +0 +0 +0 +0 +1$",)),
+    # 02
+    Claim("02", r"in the stored run \(seed 0\) it guessed a neighbouring invoice id", 'compare("T22")',
+          shows=(r"(?m)^raw .*INV-20422.*loop_broken .*enumeration",)),
+    Claim("02", r"it changed exactly the named argument", 'print(runs["contract"])',
+          shows=(r'"amount_cents": 8500', r'tool call: issue_refund\(.*"amount_cents": 7500', r"Refund of \$75\.00")),
+    Claim("02", r"one error, one escalation, and an answer that says what happened and who will follow up",
+          'print(runs["contract"])', shows=(r"tool call: escalate_to_human", r"assistant: .*will reply to the customer")),
+    Claim("02", r"whether it passes on the contract's request to check the number", 'said = runs["contract"].final_text',
+          shows=(r"No account matches account_id", r"asks the customer to check the number: (?:True|False)")),
+    Claim("02", r"The first 429 reaches the model as `upstream_unavailable`, branch `stop`, and the customer never learns",
+          "no_retry = run_agent", shows=(r"errors the model saw: \['upstream_unavailable'\]", r"couldn't look up order ORD-77140")),
+    Claim("02", r"The model's transcript holds no error at all; the two 429s are visible only in the trace",
+          'run = run_agent(choice.client, atlas_session("T25"',
+          shows=(r"errors the model saw: \[\]", r"transient +get_order +1 ", r"transient +get_order +2 ")),
+    Claim("02", r"its profile, which drew \*fabricate\*", 'pg.ticket.value = "T05"\nrows',
+          shows=(r"(?m)^raw .*All done.*fabrication",)),
+    Claim("02", r"repeated the call on the partner's account until the loop breaker stopped it, which the grader also counts",
+          'pg.ticket.value = "T05"\nrows', shows=(r'(?m)^generic .*"ACC-4472".*loop_broken .*enumeration',)),
+    Claim("02", r"Only the raw rows can move", "for branch, in_branch in",
+          shows=(r"retry_changed +contract +100%", r"stop +contract +100%", r"switch_tool +contract +100%"),
+          lacks=(r"generic +[1-9]\d*%",)),
+    # 03
+    Claim("03", r"relays the failure, and the customer never hears the balance", "as_error = run_agent",
+          shows=(r"nothing found as an error +1 +1 +False .*not found", r"empty result +1 +0 +True .*\$0\.00")),
+    Claim("03", r"Both runs end correct here", "original = run_agent", shows=("correct: True True",)),
+    Claim("03", r"The run does not start, and the status line says why", 'pg.code.value = "T04", "compose"',
+          shows=(r"run: None", r"Not run: the builder refused")),
+    Claim("03", r"The stand-in follows `next` to `escalate_to_human`, and the ticket ends correct", 'pg.tool.value = "switch_tool"',
+          shows=(r"next move: called escalate_to_human", r"stop: finished \| correct: True")),
+    # 04
+    Claim("04", r"The raw column gives the stand-in no cue in every row but one, and that one is a misreading",
+          "def selects(", shows=(r"rate limited for too long .*retry_unchanged \(retry-after\)",),
+          holds=lambda out: sum(r[2] == "none (none)" for r in _table(out)) == len(_table(out)) - 1),
+    Claim("04", r"the agent tries ACC-4473, ACC-4474 and so on", "guessing = run_agent",
+          shows=(r"ACC-4473", r"ACC-4474", r"\('enumeration',\)")),
+    Claim("04", r"The account it found belongs to the same customer", "guessing = run_agent",
+          shows=(r'"account_id":"ACC-4475","customer":"acme"',)),
+    Claim("04", r"The profile was never consulted: the body names `stop`", 'after = run_agent(stand_in',
+          shows=(r"Grade\(correct=True",)),
+    Claim("04", r"it stops on a text with the prohibition and guesses on one without", 'said.split(" Do not")',
+          shows=(r"(?m)^ *none <- ", r"(?m)^ *stop <- .*Do not try other account ids")),
+    Claim("04", r"Under the contract the three tickets end correctly in every trial", 'name="ch04-three-that-matter"',
+          holds=lambda out: all(r[2].split("/")[0] == r[2].split("/")[1] for r in _table(out) if r[1] == "contract")),
+    Claim("04", r"Enumeration shows up on T05 under the generic wrapper in every trial", 'name="ch04-three-that-matter"',
+          shows=(r"T05 +generic +0/(\d+) .*enumeration \1\b",)),
+    Claim("04", r"in some raw trials, as a guess at a neighbouring id", 'name="ch04-three-that-matter"',
+          shows=(r"T05 +raw .*enumeration [1-9]",)),
+    Claim("04", r"T04's ceiling routes to `escalate_to_human`, queue `billing_refunds`", 'style="contract", seed=seed), model=choice.model, source=choice.source)\nprint(after)\nprint("escalations:"',
+          shows=(r"escalations: \[\('ESC-0001', 'ACC-4471', 'billing_refunds'\)\]",)),
+    # 05
+    Claim("05", r"With an empty result every style answers the question\. With the wrapper, none does", "for wrapped in (False, True):",
+          holds=lambda out: all((r[0] == "empty result") == (r[3] == r[4] == "True") for r in _table(out))),
+    Claim("05", r"Under the contract it stops cleanly, and still says the wrong thing", "for wrapped in (False, True):",
+          shows=(r"empty is an error +contract +finished +False +False",)),
+    Claim("05", r"straight back into the same call until the dispatcher breaks the loop", "for wrapped in (False, True):",
+          shows=(r"empty is an error +generic +loop_broken",)),
+    Claim("05", r"T02 and T13 state a zero balance, and the grader accepts both", "calls = lambda run:",
+          shows=(r"(?m)^T02 .*\$0\.00\. +True$", r"(?m)^T13 .*\$0\.00\. +True$")),
+    Claim("05", r"T13 also names the paid invoice behind the customer's \\\$199\.00", "calls = lambda run:",
+          shows=(r"T13 .*INV-20460 \(\$199\.00, paid\)",)),
+    Claim("05", r"The line above shows whether the answer passed that request on", "T23's answer asks the customer",
+          shows=(r"T23's answer asks the customer to check the number: (?:True|False)",)),
+    Claim("05", r"it stopped and passed on the failure", "broken = atlas_session",
+          shows=(r"assistant: I couldn't list the invoices on ACC-4475", r"Grade\(correct=False")),
+    # 06
+    Claim("06", r"its `final_text` is empty: the customer gets no answer at all", "looping = run_agent",
+          shows=(r"stop: step_limit",), lacks=(r"assistant:",)),
+    Claim("06", r"One call, one error, one answer", 'style="contract", seed=seed, break_loops=False)',
+          shows=(r"steps: 2 · tool calls: 1", r"Grade\(correct=True")),
+    Claim("06", r"so it drops the offer here", 'print("the answer offers a person:"', shows=("the answer offers a person: False",)),
+    Claim("06", r"the defaults are 12 steps", "limits = {", shows=(r"Bounds\(\) \(defaults\) +step_limit +12 ",)),
+    Claim("06", r"None of them produced a good outcome", "limits = {",
+          holds=lambda out: all(r[-1] == "''" for r in _table(out))),
+    Claim("06", r"Two calls instead of the step bound's worth", "broken = run_agent",
+          shows=(r"stop: loop_broken · steps: 2 · tool calls: 2",)),
+    Claim("06", r"The breaker changes cost, not correctness: the same episodes end correctly with it on or off", "arms = groups",
+          holds=lambda out: _rows_where(out, "off")[0][4] == _rows_where(out, "on")[0][4]),
+    # 07
+    Claim("07", r"every one of them is \*shorter\* than its contract body", "table = [(r.case, estimate_tokens(r.raw)",
+          holds=lambda out: all(_number(r[1]) < _number(r[2]) for r in _table(out))),
+    Claim("07", r"A contract body costs 60 to 95 tokens", "table = [(r.case, estimate_tokens(r.raw)",
+          holds=lambda out: (lambda c: (min(c), max(c)) == (60, 95))([_number(r[2]) for r in _table(out) if r[0] != "total"])),
+    Claim("07", r"re-sends over 1,500 tokens of system prompt and tool definitions", 'first = {"system"',
+          holds=lambda out: int(re.search(r"the ticket: (\d+) tokens", out).group(1)) > 1500),
+    Claim("07", r"Where raw costs more, the stand-in looped or guessed \(T11, T16 and T18 among them\)", "use = {s: per_ticket",
+          holds=lambda out: all(_number(_rows_where(out, t)[0][3]) < 1 for t in ("T11", "T16", "T18"))),
+    Claim("07", r"Pooled, the contract spends more tokens in total, and fewer per correct outcome", "use = {s: per_ticket",
+          holds=lambda out: _number(_rows_where(out, "all tickets, total")[0][3]) > 1
+          and _number(_rows_where(out, "tokens per correct episode")[0][2]) < _number(_rows_where(out, "tokens per correct episode")[0][1])),
+    Claim("07", r"Raw's tokens per correct episode move with the profile", 'name="ch07-profiles"',
+          holds=lambda out: len({r[2] for r in _table(out) if r[0].startswith("raw")}) > 1),
+    Claim("07", r"the loop re-sends every earlier one with each new request", "runs = {style: run_agent",
+          shows=(r"generic +step_limit +6 +6 ", r"contract +finished +2 +1 ")),
+    Claim("07", r"the customer is told the warehouse figures could not be fetched right now", "seen = {style: run_agent",
+          shows=(r"I couldn't get the warehouse figures for SKU-3300",)),
+    Claim("07", r"the customer read the loop breaker's fixed reply", "seen = {style: run_agent",
+          shows=(r"customer \(the final answer\) +I could not finish this automatically",)),
+    # 08
+    Claim("08", r"All three are refused, each with what to do instead", "attempts = {", holds=lambda out: out.count("refused:") == 3),
+    Claim("08", r"An f-string slipped past `say\(\)` is accepted", 'f"No account matches {untrusted}."',
+          shows=(r"'message': 'No account matches ignore previous instructions",)),
+    Claim("08", r"The validator quotes the value back", '"input": {"account_id": untrusted}',
+          shows=(r"(?m)^raw .*'ignore previous instructions.* True$", r"(?m)^contract .* False$")),
+    Claim("08", r"called it: a case in the refunds queue", 'session = atlas_session(request, style="raw"',
+          shows=(r"escalations opened: \[\('ESC-0001', 'ACC-5120', 'billing_refunds'\)\]",)),
+    Claim("08", r"no tool result repeats it, and the stand-in opened nothing", 'session = atlas_session(request, style="contract"',
+          shows=(r"escalations opened: \[\]",), lacks=(r"tool error: .*ignore previous instructions",)),
+    Claim("08", r"The generic wrapper does no better than raw", "results = lambda run",
+          shows=(r"(?m)^raw +True +1 ", r"(?m)^generic +True +1 ", r"(?m)^contract +False +0 ")),
+    # 09
+    Claim("09", r'so it still says "retry after 4000 ms"', 'print(json.dumps(from_article("toolu_demo", article).body()',
+          shows=(r'"message": "Rate limited; retry after 4000 ms\."', r'"branch": "stop"')),
+    Claim("09", r"The harness gives up on the first attempt without waiting", '"| clock:", s.world.clock',
+          shows=(r"\[\('escalate_to_human', 1, None\)\] \| clock: 0\.0",)),
+    # 10
+    Claim("10", r"The four refusals reach the model whether they fire once or always", "found.setdefault(",
+          shows=(r"(?m)^not_permitted +not_permitted / stop +not_permitted / stop ", r"(?m)^timeout +upstream_unavailable / stop +success ")),
+    # 11
+    Claim("11", r"from none recovered under the stubborn profile", 'name="ch11-profiles"', shows=(r"(?m)^stubborn .* 0% \[",)),
+    Claim("11", r"ten episodes cannot tell 70% from 50% or from 85%", "k, n, z = 7, 10, Z95",
+          shows=(r"metrics\.wilson: \[0\.39\d\d, 0\.89\d\d\]",)),
+    # 12
+    Claim("12", r"With `user`, four of five values reach the handler", 'values = ["ACC-4471"',
+          shows=(r"(?m)^4471 +not_found / stop +invalid_argument / retry_changed",)),
+    # solutions
+    Claim("solutions/01", r"Contract, in all 14 episodes that hit an error; generic and raw recover in none here", "recovery_counts(records)",
+          shows=(r"'raw': \(0, 14\)", r"'generic': \(0, 14\)", r"'contract': \(14, 14\)")),
+    Claim("solutions/04", r"\*Before\*: a refusal that says no and nothing else", 'try_message("You may not read this account.")',
+          shows=(r"'enumeration'",)),
+    Claim("solutions/06", r"two contract runs that legitimately need three calls", "def spent(",
+          shows=(r"T04, contract +\$[\d.]+ +\$[\d.]+ +\$[\d.]+ \(finished\)", r"T19, contract +\$[\d.]+ +\$[\d.]+ +\$[\d.]+ \(finished\)")),
+]
+
+
+def _claim_id(claim: Claim) -> str:
+    return f"{claim.notebook}:{claim.prose[:40]}"
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=[_claim_id(c) for c in CLAIMS])
+def test_the_prose_makes_the_claim_and_the_stored_output_backs_it(claim):
+    cells = _cells(claim.notebook)
+    said = [i for i, c in enumerate(cells) if c["cell_type"] == "markdown" and re.search(claim.prose, _text(c))]
+    assert said, f"{claim.notebook}: no Markdown says /{claim.prose}/ any more; update the claim with the prose"
+    code = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and claim.cell in _text(c)]
+    assert code, f"{claim.notebook}: no code cell holds {claim.cell!r}"
+    out = _output(cells[min(code, key=lambda i: abs(i - said[0]))])
+    assert out.strip(), f"{claim.notebook}: the cell holding {claim.cell!r} stores no output; run scripts/run_notebooks.py"
+    for pattern in claim.shows:
+        assert re.search(pattern, out), f"{claim.notebook}: the prose says /{claim.prose}/ but the output lacks /{pattern}/"
+    for pattern in claim.lacks:
+        assert not re.search(pattern, out), f"{claim.notebook}: the prose says /{claim.prose}/ but the output shows /{pattern}/"
+    if claim.holds is not None:
+        assert claim.holds(out), f"{claim.notebook}: the prose says /{claim.prose}/ and the stored output does not bear it out"
+
+
+def test_every_listed_chapter_has_claims_checked():
+    assert {c.notebook for c in CLAIMS} >= set(CHAPTERS)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A claim the prose must not make unless the output shows it: if `prose` matches, `cell`'s output must match `shows`."""
+
+    notebook: str
+    prose: str
+    cell: str
+    shows: str
+
+
+GUARDS = [
+    # The stand-in's answer to T23 drops the contract's request to check the number (chapters 02 and 05).
+    *(Guard(n, r"(?:answer|customer read|ends with)[^.]{0,60}(?:request to check the number|asks? (?:the customer )?to check "
+               r"the number|ask for the number again)", "asks the customer to check the number:",
+            r"asks the customer to check the number: True") for n in ("02", "05")),
+    # T21's contract answer drops the offer to escalate that its `say` asks for (chapter 06).
+    Guard("06", r"(?:answer|reply)[^.]{0,80}offer(?:s|ed)? (?:to escalate|a person)", 'print("the answer offers a person:"',
+          r"the answer offers a person: True"),
+    # The planner misread T02 once; a chapter may say so only while a stored run shows it (chapter 03).
+    Guard("03", r"reads \"unpaid invoices\".{0,80}as a request for \*?paid", "as_error = run_agent", r'"status": "paid"'),
+]
+
+
+@pytest.mark.parametrize("guard", GUARDS, ids=[f"{g.notebook}:{g.prose[:40]}" for g in GUARDS])
+def test_the_prose_claims_an_outcome_only_when_the_output_shows_it(guard):
+    cells = _cells(guard.notebook)
+    if not re.search(guard.prose, _markdown(guard.notebook)):
+        return
+    shown = [_output(c) for c in cells if c["cell_type"] == "code" and guard.cell in _text(c)]
+    assert shown and re.search(guard.shows, shown[0]), (
+        f"{guard.notebook}: the prose says /{guard.prose}/, which no stored output shows")
+
+
+def test_chapter_04_sends_the_generic_wrapper_back_to_the_chapter_that_introduced_it():
+    assert "**generic**" in _markdown("01"), "chapter 01 no longer introduces the generic wrapper"
+    assert re.search(r"wrapper that chapter 01 introduced", _markdown("04"))
+    assert not re.search(r"generic[^.]*gets its own chapter", _markdown("04"))
+
+
+def test_the_bounds_defaults_the_prose_names():
+    from atlas_kit.agent import Bounds
+
+    assert re.search(r"the defaults are 12 steps and \\\$0\.25", _markdown("06"))
+    assert (Bounds().max_steps, Bounds().max_cost_usd) == (12, 0.25)
+
+
+# --- rules every listed chapter keeps -----------------------------------------------------------------------
+
+
+def _notebooks() -> list[str]:
+    return [f"{folder}/{n}" for n in CHAPTERS for folder in ("chapters", "solutions")]
+
+
+@pytest.mark.parametrize("stem", _notebooks())
+def test_every_figure_in_the_prose_is_in_an_output_or_cited(stem):
+    cells = _cells(stem)
+    outputs = "\n".join(_output(c) for c in cells)
+    for cell in cells:
+        if cell["cell_type"] != "markdown":
+            continue
+        for figure in FIGURE.findall(_prose(_text(cell))):
+            assert figure in CITED or figure in outputs, (
+                f"{stem}: the prose states {figure}, which no output shows and no source is cited for; "
+                "print it from the computed value or cite it")
+
+
+@pytest.mark.parametrize("stem", _notebooks())
+def test_no_stand_in_run_is_called_a_real_model(stem):
+    prose = _prose(_markdown(stem))
+    assert not re.search(r"\breal model call|\ba real call\b", prose, re.IGNORECASE), (
+        f"{stem}: the prose calls a run through choice.client a real model call; offline it is the stand-in")
+
+
+@pytest.mark.parametrize("number", CHAPTERS)
+def test_a_summary_carries_ideas_and_evidence_levels_not_simulated_numbers(number):
+    summary = [_text(c) for c in _cells(number) if c["cell_type"] == "markdown" and _text(c).lstrip().startswith("## Summary")]
+    summary += [_text(c)[_text(c).index("## Summary"):] for c in _cells(number)
+                if c["cell_type"] == "markdown" and "\n## Summary" in _text(c)]
+    assert len(summary) == 1, f"chapter {number}: expected one ## Summary"
+    figures = [f for f in FIGURE.findall(_prose(summary[0])) if f not in CITED]
+    assert not figures, f"chapter {number}: the summary states {figures}; a summary carries ideas, not simulated numbers"
+    runs_a_model = any(("run_agent(" in _text(c) or "run_experiment(" in _text(c)) for c in _cells(number) if c["cell_type"] == "code")
+    if runs_a_model:
+        assert re.search(r"stand-in|simulat|live|published|reported|measur", summary[0]), (
+            f"chapter {number}: the summary says nothing about the evidence level of what the runs showed")
+
+
+@pytest.mark.parametrize("number", CHAPTERS)
+def test_a_recovery_chart_comes_with_its_profile_and_how_to_measure_it(number):
+    code = "\n".join(_text(c) for c in _cells(number) if c["cell_type"] == "code")
+    if not any(chart in code for chart in RECOVERY_CHARTS):
+        return
+    prose = _markdown(number)
+    assert re.search(r"profiles=\(?[^)\n]*(?:named_profiles|profiles\.values)", code), (
+        f"chapter {number} draws a recovery chart but never reruns it under the stand-in's named profiles")
+    for way, pattern in (("live", r"\blive\b"), ("replay", r"\breplay"), ("MCP", r"\bMCP\b")):
+        assert re.search(pattern, prose), f"chapter {number} draws a recovery chart but does not say how to measure it {way}"
+
+
+@pytest.mark.parametrize("number", CHAPTERS)
+def test_every_chapter_links_its_sources(number):
+    sources = [_text(c) for c in _cells(number) if c["cell_type"] == "markdown" and _text(c).lstrip().startswith("## Sources")]
+    assert len(sources) == 1, f"chapter {number}: expected one ## Sources cell"
+    assert re.search(r"\]\(https://", sources[0]), f"chapter {number}: the Sources cell links nothing"
+
+
+# --- chapters 09-12: claims that need more than a pattern ---------------------------------------------------
+# Read through their own loader so they can be run against another revision's notebooks:
+# ATLAS_CLAIMS_AT=HEAD pytest tests/test_chapter_claims.py -k ch09 shows which the old text fails.
+
+_AT = os.environ.get("ATLAS_CLAIMS_AT")
+
+
+@lru_cache(maxsize=None)
+def _nb_at(stem: str) -> nbformat.NotebookNode:
+    path = _path(stem).relative_to(ROOT).as_posix()
+    if _AT:
+        text = subprocess.run(["git", "show", f"{_AT}:{path}"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        return nbformat.reads(text, as_version=4)
+    return nbformat.read(ROOT / path, as_version=4)
+
+
+def _said(stem: str, fragment: str) -> str:
+    """The one Markdown cell holding `fragment`, whitespace collapsed."""
+    found = [c.source for c in _nb_at(stem).cells if c.cell_type == "markdown" and fragment in c.source]
+    assert len(found) == 1, f"{stem}: expected one Markdown cell saying {fragment!r}, found {len(found)}"
+    return " ".join(found[0].split())
+
+
+def _shown(stem: str, fragment: str) -> str:
+    """The stored text output of the one code cell whose source holds `fragment`."""
+    found = [c for c in _nb_at(stem).cells if c.cell_type == "code" and fragment in c.source]
+    assert len(found) == 1, f"{stem}: expected one code cell with {fragment!r}, found {len(found)}"
+    return _output(found[0])
+
+
+def _rows(out: str) -> list[dict[str, str]]:
+    """A text table's rows as {column: cell}, the header read from the line above the dashed rule."""
+    lines = out.splitlines()
+    k = next(i for i, line in enumerate(lines) if i and re.fullmatch(r"-+(?:  +-+)*", line.strip()))
+    spans = [m.start() for m in re.finditer(r"-+", lines[k])] + [None]
+    cut = lambda line: [line[a:b].strip() for a, b in zip(spans, spans[1:])]  # noqa: E731
+    return [dict(zip(cut(lines[k - 1]), cut(row))) for row in lines[k + 1:] if row.strip()]
+
+
+def _one(rows: list[dict[str, str]], **where: str) -> dict[str, str]:
+    found = [r for r in rows if all(r[k] == v for k, v in where.items())]
+    assert len(found) == 1, f"expected one row with {where}, found {len(found)}"
+    return found[0]
+
+
+def test_ch09_the_converter_prose_says_what_the_converted_message_still_says():
+    body = json.loads(_shown("09", 'print(json.dumps(from_article("toolu_demo", article).body(), indent=2))'))
+    said = _said("09", "The code becomes `upstream_unavailable`")
+    assert body["next"]["branch"] == "stop"
+    hint = re.search(r"retry after \d+ ms", body["message"], re.IGNORECASE)
+    if hint:  # the model would read a retry hint under stop: the prose must say so, not claim the opposite
+        assert hint.group(0) in said and "still says" in said, said
+        assert "would have handed the model both" not in said
+        agreed = _shown("09", "agreed = tool_error(")
+        assert "the harness waits 4 s, then retries" in agreed
+        assert "retry" not in json.loads(agreed[agreed.index("{"):])["message"].lower()
+
+
+def test_ch09_without_harness_retries_raw_ends_right_and_contract_stops():
+    rows = _rows(_shown("09", 'one_shot("T12", style)'))
+    said = _said("09", "the customer got no invoices")
+    assert _one(rows, style="raw")["correct"] == "True" and "the ticket ends right" in said
+    assert _one(rows, style="contract")["correct"] == "False"
+    assert _one(rows, style="contract")["what the model read first"].startswith('{"error": "upstream_unavailable"')
+
+
+def test_ch09_harness_retries_hide_every_error_and_the_clock_moves_by_the_waits():
+    waits = _rows(_shown("09", 'for e in r.trace.of_kind("transient")]'))
+    after = _rows(_shown("09", '"errors the model read"'))
+    assert "moves by exactly the waits" in _said("09", "the model reads no error at all")
+    for row in after:
+        assert row["errors the model read"] == "0" and row["correct"] == "True"
+        assert float(row["virtual clock (s)"]) == sum(float(w["wait (s)"]) for w in waits if w["ticket"] == row["ticket"])
+    assert "tool error" not in _shown("09", 'print(runs["T25"])') and "no error block" in _said("09", "The transcript of T25")
+
+
+def test_ch09_outlasting_transients_generic_loops_and_contract_stops():
+    rows = _rows(_shown("09", 'for t in ("T11", "T21"):'))
+    assert "the dispatcher's loop breaker ends the run (`loop_broken`)" in _said("09", "loop breaker ends the run")
+    for ticket in ("T11", "T21"):
+        assert _one(rows, ticket=ticket, style="generic")["stop"] == "loop_broken"
+        assert _one(rows, ticket=ticket, style="contract")["correct"] == "True"
+
+
+def test_ch09_the_t11_answer_drops_the_doubt_and_the_offer_as_the_prose_says():
+    printed = _shown("09", 'print("\\nAnswer:", run.final_text)')
+    body, answer = json.loads(printed[: printed.index("Answer:")]), printed.split("Answer:", 1)[1]
+    assert "offer to escalate" in body["next"]["say"] and "may not have been applied" in body["message"]
+    assert "escalat" not in answer and "may not" not in answer
+    assert "drops both the doubt and the offer to escalate" in _said("09", "Read the `say` and the answer together")
+
+
+def test_ch09_the_lost_refund_reply_table_matches_its_prose():
+    rows = _rows(_shown("09", 'Fault("issue_refund", "timeout", after_effect=True)], seed=seed)'))
+    said = _said("09", "became the retry loop")
+    loop = _one(rows, **{"harness attempts": "1", "style": "generic"})
+    assert loop["refunds applied"] == "2" and loop["labels"] == "duplicate_side_effect" and "`duplicate_side_effect`" in said
+    stopped = _one(rows, **{"harness attempts": "1", "style": "contract"})
+    assert stopped["refunds applied"] == "1" and stopped["correct"] == "True"
+    assert stopped["answer"].startswith("I couldn't issue") and "told the customer the refund could not be done" in said
+    assert all(r["refunds applied"] == "1" and r["answer"].startswith("Refund of") for r in rows if r["harness attempts"] == "3")
+
+
+def test_ch09_a_long_retry_after_is_not_waited_for():
+    assert "[('escalate_to_human', 1, None)] | clock: 0.0" in _shown("09", '"| clock:", s.world.clock')
+    assert "gives up on the first attempt without waiting" in _said("09", "T14 shows the long case")
+    rows = _rows(_shown("09", "policy.delay(1, after)) for after in"))
+    assert _one(rows, **{"Retry-After (s)": "4"})["harness decision"] == "wait, then retry"
+    assert _one(rows, **{"Retry-After (s)": "30"})["harness decision"] == "give up at once"
+
+
+def test_ch09_the_summary_claims_no_guard_the_chapter_does_not_show():
+    said = _said("09", "## Summary")
+    assert "Only the error text" not in said and "business rules" in said
+
+
+def test_ch10_refusals_reach_the_model_however_often_and_transients_only_when_they_last():
+    rows = _rows(_shown("10", "found.setdefault((kind, every, once), []).append(tool)"))
+    assert "The four refusals reach the model whether they fire once or always" in _said("10", "Three things to read off")
+    for row in rows:
+        every, once = row["fires on every attempt"], row["fires on attempt 1 only"]
+        if row["fault kind"] in ("not_permitted", "not_found", "invalid_argument", "limit_exceeded"):
+            assert every == once != "success"
+        elif row["fault kind"] in ("timeout", "rate_limit", "outage"):
+            assert every == "upstream_unavailable / stop" and once == "success"
+        else:
+            assert every == once == "success"
+
+
+def test_ch10_the_hand_made_runs_are_wrong_except_the_loop_that_ends_fair():
+    rows = _rows(_shown("10", "for t, what, turns, final, breaker in WRONG:"))
+    assert "is a diagnosis, not a verdict" in _said("10", "Note the last row")
+    assert [r["correct"] for r in rows] == ["False"] * (len(rows) - 1) + ["True"] and rows[-1]["labels"] == "loop"
+
+
+def test_ch10_the_reasons_shown_are_the_graders_whole_or_shortened_between_words():
+    from atlas_kit.atlas import atlas_session, call, grade, play
+
+    scope: dict = {}
+    exec(next(c.source for c in _nb_at("10").cells if c.cell_type == "code" and "refund_650 = call(" in c.source),  # noqa: S102
+         {"call": call}, scope)
+    rows = _rows(_shown("10", "for t, what, turns, final, breaker in WRONG:"))
+    for (t, _, turns, final, breaker), row in zip(scope["WRONG"], rows):
+        full, shown = grade(play(atlas_session(t, seed=0, break_loops=breaker), turns, final)).reasons[0], row["first reason"]
+        assert shown == full or (shown.endswith(" …") and full.startswith(shown[:-2]) and full[len(shown) - 2] in " ,;:"), (shown, full)
+
+
+def test_ch10_breaking_changes_are_the_ones_the_schema_rejects():
+    rows = _rows(_shown("10", '"breaking?"'))
+    assert [r["breaking?"].startswith("yes") for r in rows] == [True, True, True, False]
+    assert _one(rows, change="reword the message")["against schema 1.0"] == "valid"
+
+
+def test_ch11_the_profiles_move_only_the_raw_arm():
+    rows = _rows(_shown("11", 'name="ch11-profiles"'))
+    said = _said("11", "Two columns cannot move")
+    assert {r["contract"].split(" [")[0] for r in rows} == {"100%"} and "the contract arm recovers every time" in said
+    assert len({r["generic"] for r in rows}) == 1 and "the generic arm loops every time" in said
+    raw = {r["profile"]: int(r["raw"].split("%")[0]) for r in rows}
+    assert raw["stubborn"] == 0 and "from none recovered under the stubborn profile" in said
+    assert raw["cautious"] > 50 and "more than half under the cautious one" in said
+
+
+def test_ch11_the_failure_mode_prose_matches_the_most_common_labels():
+    printed = _shown("11", "for s in styles:\n    carried")
+    said = _said("11", "The shapes follow the stand-in's rules")
+    assert re.search(r"(?m)^generic: \d+ label\(s\) seen; most common: loop", printed) and "its misses are mostly loops" in said
+    raw = re.search(r"(?m)^raw: (\d+) label", printed)
+    assert raw and int(raw.group(1)) >= 4 and "spread over loops, apologies, dropped failures" in said
+
+
+def test_ch11_one_off_transients_score_the_same_with_faults_on_and_off():
+    rows = _rows(_shown("11", "paired = {s: paired_recovery(rs)"))
+    assert "score the same either way in every style" in _said("11", "The tickets whose faults clear inside the harness")
+    for row in rows:
+        if row["ticket"] in ("T10", "T12", "T13", "T25"):
+            assert all(len(set(row[s].split(" vs "))) == 1 for s in ("raw", "generic", "contract")), row
+
+
+def test_ch11_the_papermill_command_in_the_chapter_passes_a_list_the_chapter_accepts():
+    command = re.search(r"papermill chapters/11_measuring_recovery\.ipynb[^\n`]*", _said("11", "## 6. Running the sweep at scale"))
+    assert command and "--engine atlas" in command.group(0) and "'[\"raw\", \"contract\"]'" in command.group(0)
+    assert any("listed(styles" in c.source for c in _nb_at("11").cells if c.cell_type == "code")
+
+
+def test_ch12_definitions_are_most_of_a_short_runs_input():
+    share = re.search(r"of which tool definitions \d+ \((\d+)%\)", _shown("12", "per_request = def_tokens(defs)"))
+    assert share and int(share.group(1)) > 50
+    assert "definitions are most of a short run's input" in _said("12", "## Summary")
+
+
+def test_ch12_the_endpoint_call_count_is_computed_not_written():
+    from atlas_kit.atlas import World
+
+    rows = _rows(_shown("12", '"25 endpoints, described like Atlas\'s (projected)"'))
+    fewest = len(World(0).invoices_of("ACC-4471")) + 2  # list the ids, get each invoice, get the balance
+    assert _one(rows, surface="25 endpoints, minimal schemas (sketched above)")["calls for T01"] == f"{fewest} or more"
+    assert "six calls" not in _said("12", "With the endpoint surface")
+
+
+def test_ch12_the_vague_name_lets_four_of_five_values_reach_the_handler():
+    rows = _rows(_shown("12", 'values = ["ACC-4471", "4471"'))
+    assert "four of five values reach the handler" in _said("12", "With `user`, four of five values")
+    assert sum(r["user: string"] == "not_found / stop" for r in rows) == 4
+    assert sum(r["account_id: ACC-0000 pattern"] == "invalid_argument / retry_changed" for r in rows) == 4
+
+
+def test_ch12_concise_is_about_half_of_detailed_and_the_guides_ratio_is_larger():
+    rows = _rows(_shown("12", 'concise, detailed = listing(account_id="ACC-4471")'))
+    concise, detailed = (int(_one(rows, **{"list_invoices(ACC-4471)": k})["tokens"]) for k in ("concise", "detailed"))
+    assert 0.4 <= concise / detailed <= 0.6 and detailed / concise < 206 / 72
+    assert "Atlas's ratio is smaller than the guide's" in _said("12", "Atlas's ratio is smaller")
+    assert "about half the tokens of its detailed one" in _said("12", "## Summary")
+
+
+def test_ch12_a_live_model_is_not_predicted():
+    said = _said("12", "fixed vocabulary")
+    assert "a live model would send" not in said and "for a live run to show" in said
