@@ -47,12 +47,15 @@ def _experiment(args: argparse.Namespace) -> int:
     if problem:
         print(f"atlas-kit experiment: error: --out {out}: {problem}", file=sys.stderr)
         return 2
+    if args.preset:
+        return _preset(args)
     try:
         result = sweep(
             name=args.name, styles=args.styles, faults=args.faults, break_loops=args.loop_breaker,
             profiles=(args.profile,), tickets=args.tickets, trials=args.trials, first_seed=args.first_seed, model=args.model,
             cassette=args.cassette, record=args.record, out=jsonl, concurrency=args.concurrency, progress=not args.no_progress,
             max_cost_usd=math.inf, budget_usd=args.budget, confirm=lambda estimate: _confirm(estimate, yes=args.yes),
+            via=args.via,
         )
     except SweepInterrupted as stop:
         print(f"atlas-kit experiment: {stop}", file=sys.stderr)
@@ -78,6 +81,50 @@ def _experiment(args: argparse.Namespace) -> int:
         print(f"atlas-kit experiment: {result.message}", file=sys.stderr)
         return 3 if result.stopped == "budget" else 1
     return 0
+
+
+def _preset(args: argparse.Namespace) -> int:
+    """`--preset NAME`: audit the design, run it for each model in --model (comma-separated), print the table."""
+    from .guard import SweepInterrupted, SweepRefused, SweepStopped
+    from .presets import run_preset
+
+    given = {"--styles": args.styles != list(STYLE_NAMES), "--tickets": args.tickets is not None,
+             "--faults": args.faults != [True, False], "--loop-breaker": args.loop_breaker != [True],
+             "--profile": args.profile is not None, "--cassette": args.cassette is not None,
+             "--record": args.record is not None}
+    if any(given.values()):
+        print(f"atlas-kit experiment: error: --preset {args.preset} fixes its arms, tickets and faults; drop "
+              f"{', '.join(flag for flag, on in given.items() if on)}.", file=sys.stderr)
+        return 2
+    try:
+        result = run_preset(args.preset, models=[m.strip() for m in args.model.split(",") if m.strip()],
+                            trials=args.trials, first_seed=args.first_seed, via=args.via, out=args.out,
+                            progress=not args.no_progress, max_cost_usd=math.inf, budget_usd=args.budget,
+                            confirm=lambda estimate: _confirm(estimate, yes=args.yes))
+    except SweepInterrupted as stop:
+        print(f"atlas-kit experiment: {stop}", file=sys.stderr)
+        return 130
+    except SweepRefused as err:
+        print(f"atlas-kit experiment: refused: {err}", file=sys.stderr)
+        return 2
+    except SweepStopped as err:
+        print(f"atlas-kit experiment: {_one_line(err)}", file=sys.stderr)
+        return 1
+    except (ValueError, OSError) as err:
+        print(f"atlas-kit experiment: error: {_one_line(err)}", file=sys.stderr)
+        return 2
+    print(result.table())
+    print(f"\n{len(result.records)} episodes in {args.out}/{args.preset}_MODEL.jsonl. Audit passed: no error text "
+          f"states a task's expected answer ({result.audited} ticket, arm and seed runs read).")
+    return 3 if result.stopped == "budget" else 0
+
+
+def _preset_name(text: str) -> str:
+    from .presets import PRESETS
+
+    if text not in PRESETS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a preset; accepted values: {', '.join(PRESETS)}.")
+    return text
 
 
 def _confirm(estimate: Any, *, yes: bool) -> bool:
@@ -339,6 +386,13 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--yes", action="store_true",
                      help="live only: start without asking; a live sweep first prints its cost estimate and, with no "
                           "terminal to ask on, is refused unless --yes is given")
+    exp.add_argument("--via", choices=("messages", "batch"), default="messages",
+                     help="messages (default): one call at a time; batch: each turn of every episode in one Message "
+                          "Batch, at half the price, results within 24 hours; a killed batch sweep resumes its batches")
+    exp.add_argument("--preset", type=_preset_name, default=None, metavar="NAME",
+                     help="run a published design on Atlas: self-reflective (arXiv 2606.05037: plain-English against "
+                          "structured errors, 10 tickets); --model takes a comma-separated list, --trials is N per "
+                          "model and arm (30 matches the paper); files go to OUT/NAME_MODEL.jsonl")
     exp.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     exp.set_defaults(func=_experiment)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Literal, Sequence
+from typing import Any, Callable, Iterable, Literal, Sequence, cast
 
 from .atlas import atlas_session
 from .pricing import Estimate, estimate
@@ -142,8 +142,8 @@ class Guard:
         self.in_a_row += 1
         reason = str(record.get("api_failure") or "other")
         if reason in FATAL:
-            self._stop(reason, f"stopped at once: {record.get('api_error') or reason}. Nothing is counted against "
-                               "the model; fix it, then run the same command again to resume.")  # type: ignore[arg-type]
+            self._stop(cast(StopCause, reason), f"stopped at once: {record.get('api_error') or reason}. Nothing is "
+                       "counted against the model; fix it, then run the same command again to resume.")
         elif self.in_a_row >= FAILURES_IN_A_ROW:
             self._stop("api_failures", f"stopped after {self.in_a_row} episodes in a row failed at the API (last: "
                                        f"{record.get('api_error') or reason}). They are not counted against the "
