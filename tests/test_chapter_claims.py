@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CHAPTERS = ["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12"]
+CHAPTERS = ["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14", "15"]
 
 # Figures a chapter may state without computing them: published or reported elsewhere, each with its source.
 CITED = {
@@ -252,6 +252,24 @@ CLAIMS = [
           shows=(r"escalations opened: \[\]",), lacks=(r"tool error: .*ignore previous instructions",)),
     Claim("08", r"The generic wrapper does no better than raw", "results = lambda run",
           shows=(r"(?m)^raw +True +1 ", r"(?m)^generic +True +1 ", r"(?m)^contract +False +0 ")),
+    Claim("08", r"The runner catches the exception and sends its `repr` as the result, with `is_error` set", "[before] = tool_results(",
+          shows=(r"'content': \"RuntimeError\('SELECT \* FROM invoices", r"'is_error': True")),
+    Claim("08", r"The query, the tenant and the host are now in the model's context", "[before] = tool_results(",
+          shows=(r"SELECT \* FROM invoices", r"tenant_id = 9312", r"db-7\.atlas\.internal"), lacks=(r'"next"',)),
+    Claim("08", r"Any exception the tool did not mean to raise becomes a contract error with a neutral message", "[after] = tool_results(",
+          shows=(r'"error": "upstream_unavailable"', r'"branch": "stop"', r"'is_error': True"), lacks=(r"SELECT", r"9312", r"db-7")),
+    Claim("08", r"the contract's on what to do next, the `repr`'s on the query, the tenant and the host", "internals = (",
+          holds=lambda out: [(r[0], r[-1]) for r in _table(out)] == [("before: @beta_tool", "True"), ("after: @contract_tool", "False")]
+          and '"next"' in _rows_where(out, "after: @contract_tool")[0][1]),
+    Claim("08", r"sends a `ValueError` that names the function but not the argument\. The contract names the argument", "wrong = {",
+          shows=(r"(?m)^ValueError\('Invalid arguments for function get_invoice'\)$", r'"Argument invoice_id', r'"argument": "invoice_id"'),
+          lacks=(r"INV-20411", r'"invoice"')),
+    Claim("08", r"the breaker's answer replaces the error's body .* a third identical call is refused without running", "conv = Conversation()",
+          shows=(r'(?m)^\{"error": "upstream_unavailable".*\n\{"error": "limit_exceeded".*"branch": "stop"',
+                 r"breaker fired: True \| trace events: \{'call': 3, 'error': 2, 'refused': 1\}")),
+    Claim("08", r"The exception's last line is in the trace, .* and not in any `tool_result`", "conv = Conversation()",
+          shows=(r"in the trace, for the operator: RuntimeError: SELECT \* FROM invoices",),
+          holds=lambda out: all("SELECT" not in line for line in out.splitlines() if line.startswith("{"))),
     # 09
     Claim("09", r'so it still says "retry after 4000 ms"', 'print(json.dumps(from_article("toolu_demo", article).body()',
           shows=(r'"message": "Rate limited; retry after 4000 ms\."', r'"branch": "stop"')),
@@ -264,6 +282,12 @@ CLAIMS = [
     Claim("11", r"from none recovered under the stubborn profile", 'name="ch11-profiles"', shows=(r"(?m)^stubborn .* 0% \[",)),
     Claim("11", r"ten episodes cannot tell 70% from 50% or from 85%", "k, n, z = 7, 10, Z95",
           shows=(r"metrics\.wilson: \[0\.39\d\d, 0\.89\d\d\]",)),
+    Claim("11", r"T22, left out of the ten, shows what the audit catches: its errors give the refundable amount",
+          'print("T22, for contrast:"', shows=(r"over 3 seeds: 0 error text\(s\) state a task's expected answer",
+                                               r"T22, for contrast: T22 \(\w+, seed \d+\): an error states '7500'"),
+          lacks=(r"(?m)^T22 ",)),
+    Claim("11", r"Its caption says \*simulated\*", 'run_preset(models=["offline"]',
+          shows=(r"Runs: simulated \(offline stand-in\)", r"(?m)^Anthropic models \(published, N=30 a cell\) .*\+36\.7 to \+40\.0")),
     # 12
     Claim("12", r"With `user`, four of five values reach the handler", 'values = ["ACC-4471"',
           shows=(r"(?m)^4471 +not_found / stop +invalid_argument / retry_changed",)),
@@ -274,6 +298,39 @@ CLAIMS = [
           shows=(r"'enumeration'",)),
     Claim("solutions/06", r"two contract runs that legitimately need three calls", "def spent(",
           shows=(r"T04, contract +\$[\d.]+ +\$[\d.]+ +\$[\d.]+ \(finished\)", r"T19, contract +\$[\d.]+ +\$[\d.]+ +\$[\d.]+ \(finished\)")),
+    # 13
+    Claim("13", r"by its rule it gave up on the refund", "before = run_agent",
+          shows=(r"ToolFailure\('not_found", r"Grade\(correct=False", r"reply: I couldn't issue")),
+    Claim("13", r"the stand-in \(built to follow `next`\) calls it, finds the duplicate charge and refunds it", "after = run_agent",
+          shows=(r'"next": \{"branch": "switch_tool"', r"Grade\(correct=True", r"Refund of \$89\.00 on invoice INV-20440")),
+    Claim("13", r"a person's queue got the case twice", "lost = [Fault(",
+          shows=(r"(?m)^retry, no key +2 +duplicate_side_effect +False$", r"(?m)^step 2 +1 +none +True$")),
+    Claim("13", r"The check of section 5 has a tool like that, and it finds the input that shows it", "def keyed_on_text",
+          shows=(r"(?m)^loop_broken$", r"“breaker fires on the repeated triple” fails")),
+    Claim("13", r"Step 1's misses are tickets with a transient fault", 'print(f"{name}: {', holds=lambda out: (
+        lambda kinds: bool(kinds) and {k for ks in kinds for k in ks.split(", ")} <= {"rate_limit", "timeout"})(re.findall(r"\(([^)]*)\)",
+        re.search(r"(?m)^step 1: (.*)$", out).group(1)))),
+    # 14
+    Claim("14", r"The stand-in's answer passes the cut total on as the total", 'print(runs["raw"])',
+          shows=(r"assistant: .*\$798\.00 in total",)),
+    Claim("14", r"the stand-in asks once more, gets a flagged result again, and says so", 'print(runs["contract"].final_text)',
+          shows=(r"marked incomplete", r"Grade\(correct=True")),
+    Claim("14", r"\*\*contract\*\*: right in every cell by construction", "cell_table(records)",
+          holds=lambda out: all(r[3].startswith("100%") for r in _table(out) if r[1] == "contract")),
+    Claim("14", r"\*\*raw and generic, implicit cells\*\*: never recovered, and the answer passes the wrong figure on every time",
+          "cell_table(records)", holds=lambda out: all(r[3].startswith("0%") and r[4].startswith("100%") for r in _table(out)
+                                                       if r[0].startswith("implicit") and r[1] in ("raw", "generic"))),
+    # 15
+    Claim("15", r"8 tools|seven Atlas tools with their `input_schema`s, one more tool, `finish`", "prompts = (await client.list_prompts())",
+          shows=(r"8 tools and 27 prompts \(T01 to T27\)", r"(?m)^finish +no +answer$")),
+    Claim("15", r"Raw and generic results carry no `structuredContent`", "results[style] = await client.call_tool",
+          shows=(r'"isError": true',), holds=lambda out: "structuredContent" not in out.split("contract {")[0]
+          and "structuredContent" in out.split("contract {")[1]),
+    Claim("15", r"The message still says what to do, and does not repeat the name it was sent", 'call_tool("refund_everything"',
+          shows=(r"^-32602 No tool has that name",), lacks=(r"refund_everything",)),
+    Claim("15", r"Its contract arm follows `next` by construction, whatever its profile", "by_profile(profiles=named_profiles())",
+          holds=lambda out: all(r[4].startswith("100%") for r in _table(out) if r[1] == "contract")
+          and len({r[4] for r in _table(out) if r[1] == "raw"}) > 1),
 ]
 
 
@@ -591,6 +648,34 @@ def test_ch11_the_papermill_command_in_the_chapter_passes_a_list_the_chapter_acc
     command = re.search(r"papermill chapters/11_measuring_recovery\.ipynb[^\n`]*", _said("11", "## 6. Running the sweep at scale"))
     assert command and "--engine atlas" in command.group(0) and "'[\"raw\", \"contract\"]'" in command.group(0)
     assert any("listed(styles" in c.source for c in _nb_at("11").cells if c.cell_type == "code")
+
+
+def test_ch11_the_batch_estimate_is_half_and_max_cost_usd_refuses_what_is_above_it():
+    printed = _shown("11", "preset_estimate(models=")
+    assert "at half the standard price" in _said("11", "**The bill, before the key.**")
+    limit = re.search(r"max_cost_usd = \$([\d,.]+)", printed)
+    rows = re.findall(r"(?m)^(messages|batch) +(\S+) +\d+ episodes: \$([\d,.]+) to \$([\d,.]+), cap \$[\d,.]+; (.+)$", printed)
+    est = {(via, model): (_number(low), _number(high), verdict) for via, model, low, high, verdict in rows}
+    assert limit and len(est) == 4 and {via for via, _ in est} == {"messages", "batch"}
+    for (via, model), (low, high, verdict) in est.items():
+        assert verdict.endswith("refused") == (high > _number(limit.group(1))), (via, model, verdict)
+        if via == "batch":  # rounded to cents on both sides
+            assert abs(low - est["messages", model][0] / 2) <= 0.01 and abs(high - est["messages", model][1] / 2) <= 0.01
+
+
+def test_ch11_the_inspect_commands_run_the_preset_design_and_the_chapter_never_imports_inspect_ai():
+    from atlas_kit.presets import SELF_REFLECTIVE
+
+    printed = _shown("11", "inspect eval atlas_kit/atlas")
+    runs = re.findall(r"(?m)^inspect eval atlas_kit/atlas .*-T style=(\w+) -T tickets=([\w,]+) -T seed=\d+ --epochs (\d+)$", printed)
+    assert [style for style, _, _ in runs] == [SELF_REFLECTIVE.control, SELF_REFLECTIVE.treatment]
+    for _, tickets, epochs in runs:
+        assert tickets.split(",") == list(SELF_REFLECTIVE.tickets)
+        assert int(epochs) * len(SELF_REFLECTIVE.tickets) == SELF_REFLECTIVE.published.n_per_cell
+    # inspect_ai is an optional extra that takes seconds to import: the chapter shows its commands, never imports it.
+    code = "\n".join(c.source for c in _nb_at("11").cells if c.cell_type == "code")
+    assert not re.search(r"(?m)^\s*(?:from|import) inspect_ai|atlas_kit\.inspect_ai_bridge", code)
+    assert "this chapter does not import" in _said("11", "atlas_kit registers Atlas there as the task")
 
 
 def test_ch12_definitions_are_most_of_a_short_runs_input():
