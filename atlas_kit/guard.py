@@ -26,11 +26,18 @@ _LIMIT = {"usd": DEFAULT_MAX_COST_USD}
 FAILURES_IN_A_ROW = 10  # this many episodes in a row ending at the API stop a sweep: an outage, not bad luck
 
 
-class SweepRefused(ValueError):
+class _OneLine:
+    """In a notebook, show the message alone: what to change, not a traceback of our own code."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython's hook for exceptions that render themselves
+        return [f"{type(self).__name__}: {self}"]
+
+
+class SweepRefused(_OneLine, ValueError):
     """A live sweep that did not start: its estimate is above the limit, or nobody confirmed it."""
 
 
-class SweepStopped(RuntimeError):
+class SweepStopped(_OneLine, RuntimeError):
     """A sweep stopped early for a reason a rerun cannot fix by itself (a rejected key, an outage)."""
 
     def __init__(self, message: str, *, cause: StopCause) -> None:
@@ -38,7 +45,7 @@ class SweepStopped(RuntimeError):
         self.cause = cause
 
 
-class SweepInterrupted(KeyboardInterrupt):
+class SweepInterrupted(_OneLine, KeyboardInterrupt):
     """Ctrl-C (or a kernel interrupt) during a sweep; every finished episode is on disk."""
 
     def __init__(self, done: int, left: int) -> None:

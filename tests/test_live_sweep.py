@@ -11,11 +11,12 @@ from atlas_kit import guard as G
 from atlas_kit.charts import recovery_by_style
 from atlas_kit.experiments import run_experiment, sweep
 from atlas_kit.guard import SweepRefused, SweepStopped
-from atlas_kit.metrics import recovery_table, success, usable
+from atlas_kit.metrics import success, usable
 from atlas_kit.offline import OfflineModel
 from atlas_kit.pricing import HIGH, LOW, cost_usd, estimate
 from atlas_kit.replay import EPISODE_HEADER, Cassette, is_replay_miss, replay_client
 from atlas_kit.results import read_records
+from atlas_kit.tables import recovery_table
 from atlas_kit.transport import APIFault
 
 MODEL = "claude-sonnet-5-5"
@@ -281,3 +282,13 @@ def test_record_is_refused_without_a_live_model(tmp_path, monkeypatch):
         run_experiment(**{**TINY, "model": "offline"}, record=tmp_path / "x.json")
     with pytest.raises(ValueError, match="budget_usd must be a positive number"):
         run_experiment(**{**TINY, "model": "offline"}, budget_usd=float("nan"))
+
+
+def test_a_refused_or_stopped_sweep_shows_one_line_in_a_notebook():
+    # IPython renders an exception with _render_traceback_ as those lines alone: no traceback for a refusal.
+    from atlas_kit.guard import SweepInterrupted, SweepRefused, SweepStopped
+
+    assert SweepRefused("raise max_cost_usd to run it.")._render_traceback_() == ["SweepRefused: raise max_cost_usd to run it."]
+    assert SweepStopped("the key was rejected.", cause="authentication")._render_traceback_() == [
+        "SweepStopped: the key was rejected."]
+    assert SweepInterrupted(3, 2)._render_traceback_()[0].startswith("SweepInterrupted: interrupted after 3 episode(s)")
