@@ -8,6 +8,9 @@ from __future__ import annotations
 import importlib as _importlib
 import typing as _typing
 
+# How a Run prints belongs to the display layer, which registers itself on import (types.RENDERERS).
+from . import display as _display  # noqa: F401
+
 # Names are imported on first use (PEP 562), so `atlas-kit --help` and a kernel that needs only
 # part of the package never pay for the rest; the type checker sees the real imports below.
 _WHERE = {

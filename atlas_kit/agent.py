@@ -8,21 +8,18 @@ stopped on `tool_use`. Every run ends with a recorded stop reason. Taught in cha
 from __future__ import annotations
 
 import math
-import typing
 from dataclasses import dataclass, field
-from typing import Any, Generator, Literal
+from html import escape
+from typing import Any, Generator, cast
 
 from .dispatch import Dispatcher
 from .pricing import cost_usd, price_note
 from .replies import APIFailure, read_reply
-from .sources import Source
 from .trace import Trace
+from .types import RENDERERS, STOP_REASONS, Block, ErrorEvent, Message, MessagesRequest, Source, StopReason, StyleName
 
 __all__ = ["STOP_REASONS", "Bounds", "Run", "StopReason", "Task", "arun_agent", "run_agent"]
 
-StopReason = Literal["finished", "loop_broken", "step_limit", "cost_limit", "api_failure", "truncated", "refused",
-                     "context_exceeded", "stop_sequence", "paused", "unknown_stop"]
-STOP_REASONS: tuple[str, ...] = typing.get_args(StopReason)
 # A reply that stopped for one of these ends the run without a finished answer; nothing in it is executed.
 _ENDS: dict[str, StopReason] = {"max_tokens": "truncated", "refusal": "refused", "stop_sequence": "stop_sequence",
                                 "model_context_window_exceeded": "context_exceeded"}
@@ -66,9 +63,9 @@ class Task:
     system: str
     message: str
     dispatcher: Dispatcher
-    ticket: Any = None
-    world: Any = None
-    style: str = "contract"
+    ticket: Any = None  # an atlas.Ticket, for the grader; None for a task of your own
+    world: Any = None  # its atlas.World
+    style: StyleName | str = "contract"  # a style's name, or "custom"
     faults: bool = False
 
 
@@ -78,7 +75,7 @@ class Run:
 
     model: str
     source: str
-    messages: list[dict[str, Any]]
+    messages: list[Message]
     trace: Trace
     final_text: str = ""
     stop_reason: StopReason = "finished"
@@ -86,9 +83,9 @@ class Run:
     output_tokens: int = 0
     cost_usd: float = 0.0
     steps: int = 0
-    ticket: Any = None
+    ticket: Any = None  # the Task's: an atlas.Ticket and World for the grader (types.RunLike), or None
     world: Any = None
-    style: str = "contract"
+    style: StyleName | str = "contract"
     faults: bool = False
     notes: list[str] = field(default_factory=list)
     origin: Source | None = None  # the typed source, when the caller passed one
@@ -97,10 +94,12 @@ class Run:
 
     @property
     def tool_calls(self) -> int:
+        """How many tool calls the dispatcher received."""
         return len(self.trace.of_kind("call"))
 
     @property
-    def tool_errors(self) -> list[dict[str, Any]]:
+    def tool_errors(self) -> list[ErrorEvent]:
+        """The errors that reached the model, as the trace recorded them."""
         return self.trace.of_kind("error")
 
     @property
@@ -112,15 +111,14 @@ class Run:
         return (f"Run(model={self.model!r}, stop_reason={self.stop_reason!r}, steps={self.steps}, "
                 f"tool_calls={self.tool_calls}, tokens={self.input_tokens}+{self.output_tokens})")
 
+    # How a run prints is the display layer's (display.py fills types.RENDERERS when imported; the package does).
     def _repr_html_(self) -> str:
-        from .display import run_html
-
-        return run_html(self)
+        render = RENDERERS.get("html")
+        return render(self) if render else f"<pre>{escape(repr(self))}</pre>"
 
     def __str__(self) -> str:
-        from .display import run_text
-
-        return run_text(self)
+        render = RENDERERS.get("text")
+        return render(self) if render else repr(self)
 
 
 def as_task(task: Any) -> Task:
@@ -142,19 +140,20 @@ def _over(run: Run, bounds: Bounds) -> str | None:
     return "steps" if run.steps >= bounds.max_steps else None
 
 
-def _loop(task: Task, model: str, bounds: Bounds, source: str | Source) -> Generator[dict[str, Any], Any, Run]:
+def _loop(task: Task, model: str, bounds: Bounds, source: str | Source) -> Generator[MessagesRequest, object, Run]:
     origin = source if isinstance(source, Source) else None
-    run = Run(model, origin.label if origin else source, [{"role": "user", "content": task.message}],
+    label = origin.label if origin else str(source)
+    run = Run(model, label, [{"role": "user", "content": task.message}],
               task.dispatcher.trace, ticket=task.ticket, world=task.world, style=task.style, faults=task.faults,
               origin=origin)
     note = price_note(model)
     if note:
         run.notes.append(note)
     tools = task.dispatcher.definitions()
-    max_tokens, seen_ids = bounds.max_tokens, set()
+    max_tokens, seen_ids = bounds.max_tokens, set[str]()
     while True:
-        request = {"model": model, "max_tokens": max_tokens, "system": task.system,
-                   "tools": tools, "messages": list(run.messages)}
+        request: MessagesRequest = {"model": model, "max_tokens": max_tokens, "system": task.system,
+                                    "tools": tools, "messages": list(run.messages)}
         answer = yield request
         run.steps += 1
         reply = read_reply(answer, seen_ids=seen_ids)
@@ -174,7 +173,8 @@ def _loop(task: Task, model: str, bounds: Bounds, source: str | Source) -> Gener
                           unexecuted=unexecuted)
             max_tokens = bounds.retry_max_tokens
             continue
-        run.messages.append({"role": "assistant", "content": reply.content})
+        # Blocks the loop does not act on (thinking, server tools) go back to the API as they came.
+        run.messages.append({"role": "assistant", "content": cast(list[Block], reply.content)})
         seen_ids.update(u["id"] for u in reply.tool_uses)
         if stop == "end_turn":
             run.final_text = reply.text
@@ -182,7 +182,7 @@ def _loop(task: Task, model: str, bounds: Bounds, source: str | Source) -> Gener
             return run
         if stop == "tool_use":
             out = task.dispatcher.dispatch(reply.tool_uses)
-            run.messages.append({"role": "user", "content": out.results})
+            run.messages.append({"role": "user", "content": [*out.results]})
             if out.loop_break is not None:
                 run.stop_reason, run.final_text = "loop_broken", LOOP_BROKEN_REPLY
                 run.trace.add("escalated", reason="loop_broken", tool=out.loop_break.tool, code=out.loop_break.error)
@@ -195,7 +195,8 @@ def _loop(task: Task, model: str, bounds: Bounds, source: str | Source) -> Gener
         bound = _over(run, bounds)
         if bound == "cost":
             run.stop_reason = "cost_limit"
-            run.trace.add("bound", bound="cost", cost_usd=round(run.cost_usd, 6), tokens=run.input_tokens + run.output_tokens)
+            run.trace.add("bound", bound="cost", cost_usd=round(run.cost_usd, 6),
+                          tokens=run.input_tokens + run.output_tokens)
             return run
         if bound == "steps":
             run.stop_reason = "paused" if stop == "pause_turn" else "step_limit"
@@ -215,7 +216,8 @@ def run_agent(client: Any, task: Any, *, model: str, bounds: Bounds | None = Non
         try:
             request = loop.send(answer)
         except StopIteration as done:
-            return done.value
+            finished: Run = done.value
+            return finished
 
 
 async def arun_agent(client: Any, task: Any, *, model: str, bounds: Bounds | None = None,
@@ -231,4 +233,5 @@ async def arun_agent(client: Any, task: Any, *, model: str, bounds: Bounds | Non
         try:
             request = loop.send(answer)
         except StopIteration as done:
-            return done.value
+            finished: Run = done.value
+            return finished

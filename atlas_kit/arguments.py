@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from . import schema_subset
+from .types import JSONObject
 
 if TYPE_CHECKING:
     import jsonschema
@@ -37,7 +38,7 @@ class ArgumentProblem:
     raw: str = ""
 
 
-def check_schema(schema: Any, *, tool: str) -> None:
+def check_schema(schema: object, *, tool: str) -> None:
     """Refuse, at registration, an input_schema that is not a valid JSON Schema object."""
     if not isinstance(schema, dict) or schema.get("type") != "object":
         raise ValueError(
@@ -52,11 +53,16 @@ def check_schema(schema: Any, *, tool: str) -> None:
 class _Error(Protocol):
     """What _describe reads of a validation error: jsonschema's ValidationError and schema_subset's both fit."""
 
-    validator: Any
-    validator_value: Any
-    path: Sequence[str | int]
-    schema: Any
-    message: str
+    @property
+    def validator(self) -> object: ...
+    @property
+    def validator_value(self) -> Any: ...  # the rule's own value: a list for enum, a number for maximum, ...
+    @property
+    def path(self) -> Sequence[str | int]: ...
+    @property
+    def schema(self) -> object: ...
+    @property
+    def message(self) -> str: ...
 
 
 @lru_cache(maxsize=256)
@@ -75,7 +81,7 @@ def _schema_problem(schema_json: str) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def _prepared(schema_json: str) -> tuple[dict[str, Any], jsonschema.Draft202012Validator | None]:
+def _prepared(schema_json: str) -> tuple[JSONObject, jsonschema.Draft202012Validator | None]:
     # Keys are sorted, so errors come in one order however the schema was written.
     schema = json.loads(schema_json)
     if schema_subset.covers(schema):
@@ -85,13 +91,13 @@ def _prepared(schema_json: str) -> tuple[dict[str, Any], jsonschema.Draft202012V
     return schema, jsonschema.Draft202012Validator(schema)
 
 
-def _errors(schema: dict[str, Any], args: Any) -> list[_Error]:
+def _errors(schema: JSONObject, args: JSONObject) -> list[_Error]:
     sorted_schema, validator = _prepared(json.dumps(schema, sort_keys=True))
-    found: list[_Error] = list(schema_subset.errors(sorted_schema, args) if validator is None else validator.iter_errors(args))
+    found: list[_Error] = [*schema_subset.errors(sorted_schema, args)] if validator is None else [*validator.iter_errors(args)]
     return sorted(found, key=lambda e: (len(e.path), e.validator != "required"))
 
 
-def check_arguments(schema: dict[str, Any], args: Any) -> ArgumentProblem | None:
+def check_arguments(schema: JSONObject, args: object) -> ArgumentProblem | None:
     """Return the first problem with `args`, or None when they satisfy the schema."""
     if not isinstance(args, dict):
         return ArgumentProblem(None, "The tool input must be a JSON object of named arguments; call the tool again with one.")
@@ -103,7 +109,7 @@ def check_arguments(schema: dict[str, Any], args: Any) -> ArgumentProblem | None
     return ArgumentProblem(problem.argument, problem.message, f"jsonschema.exceptions.ValidationError: {errors[0].message}")
 
 
-def _describe(err: _Error, schema: dict[str, Any], args: dict[str, Any]) -> ArgumentProblem:
+def _describe(err: _Error, schema: JSONObject, args: JSONObject) -> ArgumentProblem:
     props = schema.get("properties", {})
     names = ", ".join(sorted(props)) or "none"
     if err.validator == "required":
@@ -122,7 +128,7 @@ def _describe(err: _Error, schema: dict[str, Any], args: dict[str, Any]) -> Argu
     v = err.validator
     if v == "type":
         want = rule.get("type")
-        words = " or ".join(_TYPE_WORDS.get(t, str(t)) for t in (want if isinstance(want, list) else [want]))
+        words = " or ".join(_TYPE_WORDS.get(str(t), str(t)) for t in (want if isinstance(want, list) else [want]))
         text = f"Argument {name} must be {words}."
     elif v == "enum":
         text = f"Argument {name} must be one of: {', '.join(str(x) for x in err.validator_value)}."

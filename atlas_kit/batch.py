@@ -15,17 +15,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, Generator, Iterator, Sequence
 
 from .agent import Bounds, Run, _loop, as_task
-from .atlas import atlas_session, grade
 from .batch_journal import (Answered, Bounced, Collected, Failed, FailureKind, Journal, JournalState, Part, Pending,
                             Started, Submitted, Submitting, journal_path)
 from .batch_parts import RETRYABLE_ERRORS, BatchReport, CustomId, Endpoints, Poll, batch_client, digest, exception_for
 from .batch_transport import MAX_BATCH_BYTES, MAX_BATCH_REQUESTS
-from .episodes import Episode
+from .episodes import Episode, episode_record, episode_session, harness_failure
 from .guard import Guard, StopCause
 from .offline import Profile
 from .pricing import BATCH_DISCOUNT
-from .results import harness_record, record_from_run
-from .sources import Source
+from .types import MessagesRequest, Record, Source
 from .trace import redact
 
 __all__ = ["BatchReport", "BatchSweep", "journal_path", "sweep_batch"]
@@ -38,8 +36,8 @@ _BYTES_MARGIN = 1_000_000  # room for the JSON around the requests
 class _Live:
     episode: Episode
     index: int
-    loop: Generator[dict[str, Any], Any, Run]
-    request: dict[str, Any]
+    loop: Generator[MessagesRequest, object, Run]
+    request: MessagesRequest
     step: int = 0
 
 
@@ -47,7 +45,7 @@ class BatchSweep:
     """One batch sweep: a client with `messages.batches`, a journal, and the sweep's guard and record sink."""
 
     def __init__(self, client: Any, *, journal: Journal, index: dict[str, int], source: Source, bounds: Bounds | None,
-                 experiment: str, guard: Guard, keep: Callable[[dict[str, Any]], None], poll: Poll,
+                 experiment: str, guard: Guard, keep: Callable[[Record], None], poll: Poll,
                  max_attempts: int = 3, status: Callable[[str], None] | None = None,
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.time) -> None:
         if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
@@ -95,10 +93,8 @@ class BatchSweep:
 
     def _begin(self, e: Episode) -> None:
         """Start an episode's agent loop and replay what the journal says it already heard."""
-        c = e.condition
         try:
-            session = atlas_session(e.ticket, style=c.style, faults=c.faults, seed=e.seed, break_loops=c.break_loops)
-            loop = _loop(as_task(session), c.model, self.bounds or Bounds(), self.source)
+            loop = _loop(as_task(episode_session(e)), e.condition.model, self.bounds or Bounds(), self.source)
             live = _Live(e, self.index[e.key], loop, next(loop))
         except Exception as exc:  # the harness's own failure: kept as its record, as in the messages path
             self._harness(e, exc)
@@ -125,8 +121,7 @@ class BatchSweep:
     def _finish(self, live: _Live, run: Run) -> None:
         e = self.lives.pop(live.episode.key).episode
         try:
-            record = record_from_run(run, grade(run), condition=e.condition, ticket=e.ticket, trial=e.trial,
-                                     seed=e.seed, experiment=self.experiment)
+            record = episode_record(e, run, experiment=self.experiment)
         except Exception as exc:
             self._harness(e, exc)
             return
@@ -135,8 +130,7 @@ class BatchSweep:
         self.keep(record)
 
     def _harness(self, e: Episode, exc: Exception) -> None:
-        record = harness_record(exc, condition=e.condition, ticket=e.ticket, trial=e.trial, seed=e.seed,
-                                source=self.source, experiment=self.experiment)
+        record = harness_failure(e, exc, source=self.source, experiment=self.experiment)
         self.guard.finish(record)
         self.keep(record)
 
@@ -288,7 +282,7 @@ class BatchSweep:
 
 def sweep_batch(mode: str, model: str, *, plan: Sequence[Episode], todo: Sequence[Episode],
                 profiles: dict[str, Profile], source: Source, bounds: Bounds | None, experiment: str, guard: Guard,
-                keep: Callable[[dict[str, Any]], None], out: str | os.PathLike[str] | None,
+                keep: Callable[[Record], None], out: str | os.PathLike[str] | None,
                 status: Callable[[str], None] | None = None) -> BatchReport:
     """Run `todo` (episodes of `plan`) through the Message Batches API: the stand-in's server offline, else live."""
     path = journal_path(out)

@@ -7,10 +7,9 @@ records as an API failure, never as the model's. Offline, the stand-in answers t
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 import anthropic
 import httpx2
@@ -23,6 +22,7 @@ from .models import choose_model
 from .offline import OfflineModel, Profile
 from .replies import FATAL, failure_from
 from .transport import BASE_URL, APIFault
+from .types import MessageBody, canonical
 
 __all__ = ["ENDPOINT_FAILURES", "LIVE_POLL", "OFFLINE_POLL", "RETRYABLE_ERRORS", "BatchCanceled", "BatchExpired",
            "BatchReport", "CustomId", "Endpoints", "Poll", "batch_client", "digest", "exception_for", "standin_server"]
@@ -99,9 +99,9 @@ LIVE_POLL = Poll()
 OFFLINE_POLL = Poll(first=0.0, most=0.0)  # the in-process server ends a batch after a number of polls, not seconds
 
 
-def digest(params: dict[str, Any]) -> str:
+def digest(params: Mapping[str, object]) -> str:
     """A short fingerprint of a request's params: a resumed sweep checks its requests against the journal's."""
-    return hashlib.sha256(json.dumps(params, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+    return hashlib.sha256(canonical(params).encode()).hexdigest()[:16]
 
 
 class BatchExpired(anthropic.APITimeoutError):
@@ -143,7 +143,7 @@ def standin_server(plan: Sequence[Episode], profiles: dict[str, Profile], *, err
             raise APIFault(400, f"custom_id {custom_id!r} names no episode of this sweep's plan.")
         return parsed, plan[parsed.index]
 
-    def handler(custom_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    def handler(custom_id: str, params: dict[str, Any]) -> MessageBody:
         _, e = episode(custom_id)
         name = e.condition.profile
         if (name, e.seed) not in models:

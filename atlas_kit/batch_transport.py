@@ -19,12 +19,13 @@ import anthropic
 import httpx2
 
 from .transport import BASE_URL, PLACEHOLDER_KEY, APIFault, Handler, MessagesTransport
+from .types import MessageBody
 
 __all__ = ["CUSTOM_ID", "MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "BatchAPI", "BatchHandler", "BatchTransport",
            "Outcome", "ResultType", "in_process_batch_client", "random_outcomes"]
 
 ResultType = Literal["succeeded", "errored", "canceled", "expired"]
-BatchHandler = Callable[[str, dict[str, Any]], dict[str, Any]]
+BatchHandler = Callable[[str, dict[str, Any]], MessageBody]
 """`handler(custom_id, params) -> message body`; raising APIFault makes that request `errored`."""
 Outcome = Callable[[str], ResultType]
 """`outcome(custom_id)`: what the server does with a request; "succeeded" runs the handler."""

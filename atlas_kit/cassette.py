@@ -12,13 +12,14 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import Any, Iterable, Literal, cast, overload
 
 import anthropic
 import httpx2
 
 from .retries import APIRetry, bounded
 from .trace import redact
+from .types import JSONObject, canonical
 
 __all__ = ["CASSETTE_FORMAT", "EPISODE_HEADER", "IGNORED_FIELDS", "Cassette", "RecordingTransport", "fingerprint",
            "recording_client"]
@@ -39,15 +40,13 @@ def fingerprint(body: dict[str, Any]) -> str:
     max_tokens, temperature, top_p, top_k, stop_sequences, thinking and any newer one.
     Key-like strings are redacted first, so a recorded body and its stored copy agree.
     """
-    return hashlib.sha256(_canonical(answer_fields(body)).encode()).hexdigest()
+    return hashlib.sha256(canonical(answer_fields(body)).encode()).hexdigest()
 
 
-def answer_fields(body: dict[str, Any]) -> dict[str, Any]:
-    return redact({k: v for k, v in body.items() if k not in IGNORED_FIELDS})
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def answer_fields(body: JSONObject) -> JSONObject:
+    """The request's fields that can change the answer (all but IGNORED_FIELDS), redacted."""
+    fields: JSONObject = redact({k: v for k, v in body.items() if k not in IGNORED_FIELDS})
+    return fields
 
 
 @dataclass
@@ -108,7 +107,8 @@ class Cassette:
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
         except (OSError, UnicodeDecodeError) as err:
-            raise ValueError(f"{name}: cannot read the cassette ({type(err).__name__}: {err.strerror or err}).") from None
+            why = getattr(err, "strerror", None) or err
+            raise ValueError(f"{name}: cannot read the cassette ({type(err).__name__}: {why}).") from None
         except ValueError as err:
             raise ValueError(f"{name} is not valid JSON ({err}); is it a cassette saved by atlas_kit?") from None
         if not isinstance(data, dict) or data.get("format") != CASSETTE_FORMAT:
@@ -141,7 +141,7 @@ class RecordingTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         response = self.inner.handle_request(request)  # type: ignore[union-attr]
         if not _recordable(request, response):
             return response
-        raw = b"".join(response.stream)  # type: ignore[union-attr]  # not iter_raw(): it refuses a pre-read body
+        raw = b"".join(cast(Iterable[bytes], response.stream))  # not iter_raw(): it refuses a pre-read body
         response.close()
         return self._record(request, response, raw)
 
@@ -195,6 +195,10 @@ def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: An
 def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
                      async_: Literal[True], max_retries: int | None = ...,
                      retry: APIRetry | None = ...) -> anthropic.AsyncAnthropic: ...
+@overload
+def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
+                     async_: bool, max_retries: int | None = ...,
+                     retry: APIRetry | None = ...) -> anthropic.Anthropic | anthropic.AsyncAnthropic: ...
 def recording_client(
     cassette: Cassette,
     *,

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from .metrics import Rate, api_failures, failure_modes as _failure_modes, groups, per_ticket, recovery, usable
 from .results import source_label
+from .types import Record
 
 __all__ = ["CHARTS", "context_tokens", "failure_modes", "loop_breaker", "recovery_by_code", "recovery_by_style",
            "save_charts"]
@@ -32,7 +33,7 @@ def _axes(ax: Axes | None, size: tuple[float, float] = (6.4, 4.0)) -> Axes:
     return plt.subplots(figsize=size)[1]
 
 
-def _title(ax: Axes, title: str, records: Sequence[dict[str, Any]], *, split: str = "") -> None:
+def _title(ax: Axes, title: str, records: Sequence[Record], *, split: str = "") -> None:
     """Title, then the data's source, then any condition the chart pools over without saying so."""
     names = {"faults": "faults", "break_loops": "loop breaker", "profile": "profile", "model": "model"}
     pooled = [f"{names[f]} {'/'.join(sorted(_show(v) for v in values))}"
@@ -49,7 +50,7 @@ def _show(value: Any) -> str:
     return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
-def _styles(records: Sequence[dict[str, Any]]) -> list[str]:
+def _styles(records: Sequence[Record]) -> list[str]:
     present = {r["style"] for r in records}
     return [s for s in _ORDER if s in present] + sorted(present - set(_ORDER))
 
@@ -79,7 +80,7 @@ def _empty(ax: Axes, what: str) -> Axes:
     return ax
 
 
-def recovery_by_style(records: Sequence[dict[str, Any]], *, ax: Axes | None = None) -> Axes:
+def recovery_by_style(records: Sequence[Record], *, ax: Axes | None = None) -> Axes:
     """Recovery, P(correct | a tool error reached the model), per error style, with Wilson 95% intervals."""
     ax = _axes(ax)
     _title(ax, "Recovery after a tool error, by error style", records)
@@ -95,7 +96,7 @@ def recovery_by_style(records: Sequence[dict[str, Any]], *, ax: Axes | None = No
     return ax
 
 
-def recovery_by_code(records: Sequence[dict[str, Any]], *, ax: Axes | None = None) -> Axes:
+def recovery_by_code(records: Sequence[Record], *, ax: Axes | None = None) -> Axes:
     """Recovery per error code the episode hit, one bar per style; an episode counts under each code it hit."""
     ax = _axes(ax, (8.0, 4.2))
     _title(ax, "Recovery by error code and style", records)
@@ -116,7 +117,7 @@ def recovery_by_code(records: Sequence[dict[str, Any]], *, ax: Axes | None = Non
     return ax
 
 
-def failure_modes(records: Sequence[dict[str, Any]], *, ax: Axes | None = None) -> Axes:
+def failure_modes(records: Sequence[Record], *, ax: Axes | None = None) -> Axes:
     """The grader's failure labels per style, stacked: the share of episodes carrying each label."""
     ax = _axes(ax)
     _title(ax, "Failure modes by error style", records)
@@ -138,7 +139,7 @@ def failure_modes(records: Sequence[dict[str, Any]], *, ax: Axes | None = None) 
     return ax
 
 
-def context_tokens(records: Sequence[dict[str, Any]], *, ax: Axes | None = None,
+def context_tokens(records: Sequence[Record], *, ax: Axes | None = None,
                    styles: Sequence[str] = ("raw", "contract")) -> Axes:
     """Context tokens (input tokens summed over the episode's requests) per ticket, mean per episode, by style."""
     ax = _axes(ax, (10.0, 4.0))
@@ -160,7 +161,7 @@ def context_tokens(records: Sequence[dict[str, Any]], *, ax: Axes | None = None,
     return ax
 
 
-def loop_breaker(records: Sequence[dict[str, Any]], *, ax: Axes | None = None) -> Axes:
+def loop_breaker(records: Sequence[Record], *, ax: Axes | None = None) -> Axes:
     """Tool calls (left axis) and context tokens (right axis) per episode, with and without the loop breaker."""
     ax = _axes(ax)
     _title(ax, "The loop breaker's effect (mean per episode)", records, split="break_loops")
@@ -195,7 +196,7 @@ CHARTS: dict[str, Callable[..., Axes]] = {
 }
 
 
-def save_charts(records: Sequence[dict[str, Any]], out_dir: str | os.PathLike[str], *,
+def save_charts(records: Sequence[Record], out_dir: str | os.PathLike[str], *,
                 prefix: str = "") -> list[Path]:
     """Draw every chart in CHARTS and write each as `<out_dir>/<prefix><name>.png`; returns the paths."""
     folder = Path(out_dir)

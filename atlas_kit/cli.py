@@ -39,7 +39,7 @@ def _experiment(args: argparse.Namespace) -> int:
     from .charts import save_charts
     from .experiments import sweep
     from .guard import SweepInterrupted, SweepRefused
-    from .metrics import recovery_table
+    from .tables import recovery_table
 
     out: Path = args.out
     jsonl = out / f"{args.name}.jsonl"
@@ -186,9 +186,9 @@ def _dollars(text: str) -> float:
     return value
 
 
-def _csv(kind: str, accepted: tuple[str, ...], convert: Callable[[str], object] = str) -> Callable[[str], list]:
+def _csv(kind: str, accepted: tuple[str, ...], convert: Callable[[str], object] = str) -> Callable[[str], list[object]]:
     """An argparse type: a comma-separated list, each item one of `accepted`, else the accepted values."""
-    def parse(text: str) -> list:
+    def parse(text: str) -> list[object]:
         items = [item.strip() for item in text.split(",") if item.strip()]
         wrong = [item for item in items if item not in accepted]
         if not items or wrong:
@@ -234,7 +234,7 @@ def _cassette(text: str) -> Path:
     return path
 
 
-def _tickets(text: str) -> list:
+def _tickets(text: str) -> list[object]:
     from .atlas import ALL_TICKETS  # the core 27 and the implicit-failure tickets of chapter 14
 
     return _csv("ticket id", tuple(ALL_TICKETS))(text)
@@ -293,7 +293,10 @@ def _grade(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as err:
         print(f"atlas-kit grade: error: {err}", file=sys.stderr)
         return 2
-    shown = lambda text: "".join(c if c.isprintable() else "?" for c in text)  # noqa: E731  (names are learner-written)
+
+    def shown(text: str) -> str:  # names and notes are learner-written
+        return "".join(c if c.isprintable() else "?" for c in text)
+
     print(f"Graded {len(book.grades)} notebooks (chapter {', '.join(book.plans) or 'none'}) in {book.seconds:.0f} s "
           f"with the offline stand-in only (simulated); network: {book.isolation}.")
     for s in summarize(book):
@@ -454,11 +457,13 @@ def _note(message: Warning | str, category: type[Warning], filename: str, lineno
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`atlas-kit`: parse the command line, run the command, and return its exit status."""
     args = build_parser().parse_args(argv)
     with warnings.catch_warnings():
         warnings.showwarning = _note
         try:
-            return args.func(args)
+            status: int = args.func(args)
+            return status
         except KeyboardInterrupt:  # a command that stops on Ctrl-C says more itself; this is the plain fallback
             print(f"atlas-kit {args.command}: interrupted.", file=sys.stderr)
             return 130

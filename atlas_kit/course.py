@@ -31,6 +31,7 @@ def setup(*, model: str | None = None, seed: int = 0, max_cost_usd: float | None
     max_cost_usd: refuse, for the rest of this kernel, any live sweep whose high estimate is above it
     (guard.set_max_cost_usd); None leaves the limit in force ($1 unless set).
     """
+    from . import display  # noqa: F401  # a Run prints its transcript through the display layer
     from .guard import set_max_cost_usd
     from .models import choose_model
 
@@ -102,13 +103,13 @@ class PapermillEngine:
     def nb_kernel_name(cls, nb: Any, name: str | None = None) -> str:
         from papermill.engines import NBClientEngine
 
-        return NBClientEngine.nb_kernel_name(nb, name)
+        return str(NBClientEngine.nb_kernel_name(nb, name))
 
     @classmethod
     def nb_language(cls, nb: Any, language: str | None = None) -> str:
         from papermill.engines import NBClientEngine
 
-        return NBClientEngine.nb_language(nb, language)
+        return str(NBClientEngine.nb_language(nb, language))
 
 
 def chapters(folder: Path | None = None) -> list[Path]:

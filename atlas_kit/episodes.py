@@ -1,7 +1,8 @@
 """What a sweep runs: episodes (a condition, a ticket, a trial and its seed), the stand-in's profiles, and the plan.
 
-Options are checked here, once, with messages that name the parameter and the accepted values.
-The running lives in experiments.py. Taught in chapter 11.
+Options are checked here, once, with messages that name the parameter and the accepted values. An episode's
+session and its record are made here too, for every way of running it; the running lives in experiments.py
+(one call at a time) and batch.py (the Message Batches API). Taught in chapter 11.
 """
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from .atlas import ALL_TICKETS, STYLES
+from .agent import Run
+from .atlas import ALL_TICKETS, STYLES, Session, atlas_session, grade
 from .offline import DEFAULT_PROFILE, OFFLINE_MODEL, Profile
-from .results import Condition, episode_key
+from .results import Condition, episode_key, harness_record, record_from_run
+from .types import Record, Source
 
-__all__ = ["Episode", "check_options", "named_profiles", "plan", "profile_named", "whole_number"]
+__all__ = ["Episode", "check_options", "episode_record", "episode_session", "harness_failure", "named_profiles",
+           "plan", "profile_named", "whole_number"]
 
 
 @dataclass(frozen=True)
@@ -27,11 +31,31 @@ class Episode:
 
     @property
     def key(self) -> str:
+        """The episode's stable id in a results file (results.episode_key)."""
         return episode_key(self.condition, self.ticket, self.trial, seed=self.seed)
 
     @property
     def seed(self) -> int:
+        """The seed this trial runs with: first_seed + trial."""
         return self.first_seed + self.trial
+
+
+def episode_session(episode: Episode) -> Session:
+    """A fresh Atlas session of the episode's ticket, under its condition and with its seed."""
+    c = episode.condition
+    return atlas_session(episode.ticket, style=c.style, faults=c.faults, seed=episode.seed, break_loops=c.break_loops)
+
+
+def episode_record(episode: Episode, run: Run, *, experiment: str = "") -> Record:
+    """The graded record of one finished run of `episode`."""
+    return record_from_run(run, grade(run), condition=episode.condition, ticket=episode.ticket, trial=episode.trial,
+                           seed=episode.seed, experiment=experiment)
+
+
+def harness_failure(episode: Episode, exc: BaseException, *, source: str | Source, experiment: str = "") -> Record:
+    """The record of an episode the harness could not finish (it raised): kept, so the sweep goes on and says so."""
+    return harness_record(exc, condition=episode.condition, ticket=episode.ticket, trial=episode.trial,
+                          seed=episode.seed, source=source, experiment=experiment)
 
 
 def named_profiles() -> dict[str, Profile]:
@@ -62,7 +86,7 @@ def plan(*, styles: Sequence[str], faults: Sequence[bool], break_loops: Sequence
     if model != OFFLINE_MODEL:
         names: list[str | None] = [None]
     else:
-        resolved = {}
+        resolved: dict[str, Profile] = {}
         for p in map(profile_named, profiles):
             if resolved.setdefault(p.name, p) != p:
                 raise ValueError(f"two profiles are named {p.name!r}; give each its own name, which goes into "

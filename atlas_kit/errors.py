@@ -10,12 +10,14 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 from importlib import resources
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from .trace import looks_secret
+from .types import JSONObject, ToolResultBlock
 
 __all__ = [
-    "ALLOWED_BRANCHES", "Branch", "CONTRACT_VERSION", "ErrorCode", "MAX_MESSAGE_CHARS", "Next", "Safe", "ToolError",
+    "ALLOWED_BRANCHES", "Branch", "CONTRACT_VERSION", "ErrorBody", "ErrorCode", "MAX_MESSAGE_CHARS", "Next", "NextBody",
+    "Safe", "ToolError",
     "RETRYABLE", "ToolFailure", "empty_result", "error_schema", "retry_changed", "retry_unchanged", "safe", "say", "stop",
     "switch_tool", "tool_error",
 ]
@@ -25,6 +27,8 @@ MAX_MESSAGE_CHARS = 280  # two plain sentences; a longer message is a design sme
 
 
 class ErrorCode(str, Enum):
+    """The five stable codes a failed call carries; each fixes `retryable` (RETRYABLE) and the branches it allows."""
+
     INVALID_ARGUMENT = "invalid_argument"
     NOT_FOUND = "not_found"
     NOT_PERMITTED = "not_permitted"
@@ -33,10 +37,36 @@ class ErrorCode(str, Enum):
 
 
 class Branch(str, Enum):
+    """The four things a reader can do next: retry as is, retry changed, switch tool, or stop."""
+
     RETRY_UNCHANGED = "retry_unchanged"
     RETRY_CHANGED = "retry_changed"
     SWITCH_TOOL = "switch_tool"
     STOP = "stop"
+
+
+class _NextFields(TypedDict):
+    branch: str
+    say: str
+
+
+class NextBody(_NextFields, total=False):
+    """`next` as the model reads it: the branch, what to do in words, and the tool or argument it names."""
+
+    tool: str
+    argument: str
+
+
+class _BodyFields(TypedDict):
+    error: str
+    message: str
+    retryable: bool
+
+
+class ErrorBody(_BodyFields, total=False):
+    """The error body the model reads (tool_error.schema.json): code, message, retryable, and `next`."""
+
+    next: NextBody
 
 
 # `retryable` means: calling this tool again can succeed. One table, so no tool can
@@ -87,8 +117,9 @@ class Next:
             if value is not None and not _IDENT.match(value):
                 raise ValueError(f"Next.{name} must be a plain identifier such as 'account_id', got {value!r}.")
 
-    def to_json(self) -> dict[str, str]:
-        body = {"branch": self.branch.value, "say": self.say}
+    def to_json(self) -> NextBody:
+        """The `next` object of the error body."""
+        body: NextBody = {"branch": self.branch.value, "say": self.say}
         if self.tool:
             body["tool"] = self.tool
         if self.argument:
@@ -97,18 +128,22 @@ class Next:
 
 
 def retry_unchanged(say: str) -> Next:
+    """Call the same tool again as it was: the harness's branch for a transient failure."""
     return Next(Branch.RETRY_UNCHANGED, say)
 
 
 def retry_changed(argument: str, say: str) -> Next:
+    """Call the same tool again with `argument` changed."""
     return Next(Branch.RETRY_CHANGED, say, argument=argument)
 
 
 def switch_tool(tool: str, say: str) -> Next:
+    """Call `tool` instead."""
     return Next(Branch.SWITCH_TOOL, say, tool=tool)
 
 
 def stop(say: str) -> Next:
+    """Do not call again: tell the customer what happened (`say` says what)."""
     return Next(Branch.STOP, say)
 
 
@@ -124,16 +159,17 @@ class ToolError:
 
     @property
     def retryable(self) -> bool:
+        """Whether calling this tool again can succeed: fixed by the code (RETRYABLE)."""
         return RETRYABLE[self.code]
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> ErrorBody:
         """The JSON the model reads. `detail` is never part of it."""
-        body: dict[str, Any] = {"error": self.code.value, "message": self.message, "retryable": self.retryable}
+        body: ErrorBody = {"error": self.code.value, "message": self.message, "retryable": self.retryable}
         if self.next is not None:
             body["next"] = self.next.to_json()
         return body
 
-    def block(self) -> dict[str, Any]:
+    def block(self) -> ToolResultBlock:
         """The Anthropic `tool_result` block."""
         return {
             "type": "tool_result",
@@ -180,7 +216,7 @@ def tool_error(
     return ToolError(tool_use_id, code, message, next, detail)
 
 
-def empty_result(items_key: str, note: str, **fields: Any) -> dict[str, Any]:
+def empty_result(items_key: str, note: str, **fields: Any) -> JSONObject:
     """A successful result with zero items: not an error, and not `not_found`."""
     _check_text("note", note)
     return {"count": 0, items_key: [], "note": note, **fields}
@@ -207,7 +243,7 @@ class Safe:
         return self.text
 
 
-def safe(value: Any) -> Safe:
+def safe(value: object) -> Safe:
     """Mark a validated value as printable. Accepts int, bool, Enum, or a short plain token."""
     if isinstance(value, Safe):
         return value
@@ -247,7 +283,7 @@ _INTERNALS = re.compile(
 )
 
 
-def _check_text(param: str, text: Any) -> None:
+def _check_text(param: str, text: object) -> None:
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"{param} must be a non-empty sentence written for the model.")
     if len(text) > MAX_MESSAGE_CHARS:
@@ -260,8 +296,9 @@ def _check_text(param: str, text: Any) -> None:
                          "an exception class, or a key or password); put them in detail=.")
 
 
-def _check_message(message: Any) -> None:
+def _check_message(message: object) -> None:
     _check_text("message", message)
+    assert isinstance(message, str)  # _check_text refused anything else
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", message.strip()) if s]
     if len(sentences) > 2:
         raise ValueError(f"message has {len(sentences)} sentences; write one or two and put the rest in detail=.")
@@ -290,7 +327,7 @@ def _coerce_code(code: ErrorCode | str) -> ErrorCode:
         raise ValueError(f"code {code!r} is not one of the five stable codes: {allowed}.") from None
 
 
-def error_schema() -> dict[str, Any]:
+def error_schema() -> JSONObject:
     """The JSON Schema of the error body, as shipped in the package."""
     text = resources.files("atlas_kit").joinpath("tool_error.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return cast(JSONObject, json.loads(text))

@@ -19,17 +19,18 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine, Iterable, Literal, S
 from tqdm.auto import tqdm
 
 from .agent import Bounds, arun_agent, run_agent
-from .atlas import TICKETS, atlas_session, grade
-from .episodes import Episode, check_options, named_profiles, plan, profile_named, whole_number
+from .atlas import TICKETS
+from .episodes import (Episode, check_options, episode_record, episode_session, harness_failure, named_profiles, plan,
+                       profile_named, whole_number)
 from .guard import Guard, StopCause, SweepInterrupted, SweepStopped
 from .guard import max_cost_usd as limit_in_force
 from .models import ModelChoice, choose_model
 from .offline import OFFLINE_MODEL, Profile, offline_client
 from .pricing import Estimate
 from .replay import EPISODE_HEADER, Cassette
-from .results import API_FAILURE, ResultsWriter, check_source, harness_record, read_records, record_from_run
+from .results import API_FAILURE, ResultsWriter, check_source, read_records
 from .retries import announce_waits
-from .sources import SIMULATED, Source
+from .types import DEFAULT_MODEL, SIMULATED, Record, Source
 
 if TYPE_CHECKING:
     from .batch_parts import BatchReport
@@ -41,47 +42,39 @@ OFFLINE_ALIASES = ("offline", OFFLINE_MODEL)
 
 
 def run_episode(client: Any, episode: Episode, *, source: str | Source, bounds: Bounds | None = None,
-                experiment: str = "") -> dict[str, Any]:
+                experiment: str = "") -> Record:
     """Run and grade one episode with a sync client; a failure inside the harness becomes its record."""
-    c = episode.condition
     try:
-        session = atlas_session(episode.ticket, style=c.style, faults=c.faults, seed=episode.seed,
-                                break_loops=c.break_loops)
-        run = run_agent(client, session, model=c.model, bounds=bounds, source=source)
-        return record_from_run(run, grade(run), condition=c, ticket=episode.ticket, trial=episode.trial,
-                               seed=episode.seed, experiment=experiment)
+        run = run_agent(client, episode_session(episode), model=episode.condition.model, bounds=bounds, source=source)
+        return episode_record(episode, run, experiment=experiment)
     except Exception as exc:  # the loop never raises; this guards the session, the grader and ourselves
-        return harness_record(exc, condition=c, ticket=episode.ticket, trial=episode.trial, seed=episode.seed,
-                              source=source, experiment=experiment)
+        return harness_failure(episode, exc, source=source, experiment=experiment)
 
 
 async def _arun_episode(client: Any, episode: Episode, *, source: str | Source, bounds: Bounds | None,
-                        experiment: str, tag: bool) -> dict[str, Any]:
-    c = episode.condition
+                        experiment: str, tag: bool) -> Record:
+    """run_episode with an async client; `tag` sends the episode's key, so a cassette keeps each call with it."""
     try:
-        if tag:  # a cassette keeps each call with its episode, so a replay answers it from its own recording only
+        if tag:
             client = client.with_options(default_headers={EPISODE_HEADER: episode.key})
-        session = atlas_session(episode.ticket, style=c.style, faults=c.faults, seed=episode.seed,
-                                break_loops=c.break_loops)
-        run = await arun_agent(client, session, model=c.model, bounds=bounds, source=source)
-        return record_from_run(run, grade(run), condition=c, ticket=episode.ticket, trial=episode.trial,
-                               seed=episode.seed, experiment=experiment)
+        run = await arun_agent(client, episode_session(episode), model=episode.condition.model, bounds=bounds,
+                               source=source)
+        return episode_record(episode, run, experiment=experiment)
     except Exception as exc:
-        return harness_record(exc, condition=c, ticket=episode.ticket, trial=episode.trial, seed=episode.seed,
-                              source=source, experiment=experiment)
+        return harness_failure(episode, exc, source=source, experiment=experiment)
 
 
 async def arun_episodes(client: Any, episodes: Iterable[Episode], *, source: str | Source, bounds: Bounds | None = None,
                         concurrency: int = 16, experiment: str = "",
-                        on_record: Callable[[dict[str, Any]], None] | None = None, guard: Guard | None = None,
-                        tag: bool = False) -> list[dict[str, Any]]:
+                        on_record: Callable[[Record], None] | None = None, guard: Guard | None = None,
+                        tag: bool = False) -> list[Record]:
     """Run episodes through one async client, at most `concurrency` at a time; records in finishing order.
 
     `on_record` is called with each record as soon as it exists (the sweep appends it to the file there).
     `guard` may refuse to start further episodes (a budget, a rejected key); `tag` sends each episode's key.
     """
     gate = asyncio.Semaphore(whole_number(concurrency, "concurrency"))
-    done: list[dict[str, Any]] = []
+    done: list[Record] = []
 
     async def one(episode: Episode) -> None:
         async with gate:
@@ -102,7 +95,7 @@ async def arun_episodes(client: Any, episodes: Iterable[Episode], *, source: str
 class Sweep:
     """What a sweep did: its records (old and new, in plan order), how many ran now, its spend, and any early stop."""
 
-    records: list[dict[str, Any]]
+    records: list[Record]
     planned: int
     ran: int
     guard: Guard
@@ -112,7 +105,7 @@ class Sweep:
     batch: BatchReport | None = None  # what the batch path did, for via="batch"
 
 
-def run_experiment(**options: Any) -> list[dict[str, Any]]:
+def run_experiment(**options: Any) -> list[Record]:
     """Run styles × faults × break_loops × profiles × tickets × trials and return their records, old and new.
 
     Takes the options of `sweep` (see there). A live sweep prints its estimate first and is refused
@@ -198,13 +191,13 @@ def sweep(
     guard, est = Guard.before(origin, todo, max_cost_usd=limit, budget_usd=budget_usd, confirm=confirm,
                               max_cost_per_episode=b.max_cost_usd, max_tokens=b.retry_max_tokens,
                               batch=via == "batch")
-    new: dict[str, dict[str, Any]] = {}
+    new: dict[str, Record] = {}
     writer = ResultsWriter(out) if out is not None and todo else None
     lines_before = writer.path.read_bytes().count(b"\n") if writer is not None else 0
     bar = tqdm(total=len(episodes), initial=len(episodes) - len(todo), desc=name, unit="episode",
                disable=not progress or not todo)
 
-    def keep(record: dict[str, Any]) -> None:
+    def keep(record: Record) -> None:
         if writer is not None:
             writer.append(record)
         new[record["key"]] = record
@@ -244,7 +237,7 @@ def sweep(
         bar.close()
         if writer is not None:
             writer.close()
-        if choice.recording is not None:
+        if choice.recording is not None and record is not None:
             choice.recording.save(record)  # whatever finished is replayable, even after an interruption
     merged = {**old, **new}
     records = [merged[e.key] for e in episodes if e.key in merged]
@@ -258,11 +251,11 @@ def sweep(
 
 
 run_experiment.__signature__ = inspect.signature(sweep).replace(  # type: ignore[attr-defined]
-    return_annotation="list[dict[str, Any]]")  # help(run_experiment) shows every option
+    return_annotation="list[Record]")  # help(run_experiment) shows every option
 
 
 def _run_offline(todo: list[Episode], profiles: Sequence[Profile | str | None], origin: Source,
-                 bounds: Bounds | None, name: str, guard: Guard, keep: Callable[[dict[str, Any]], None]) -> None:
+                 bounds: Bounds | None, name: str, guard: Guard, keep: Callable[[Record], None]) -> None:
     by_name = {p.name: p for p in map(profile_named, profiles)}
     clients: dict[tuple[str | None, int], Any] = {}
     for e in todo:
@@ -279,7 +272,7 @@ def _run_offline(todo: list[Episode], profiles: Sequence[Profile | str | None], 
 def _choose(model: str, cassette: str | os.PathLike[str] | None,
             record: str | os.PathLike[str] | None = None) -> ModelChoice:
     if not isinstance(model, str) or not model.strip():
-        raise ValueError(f"model must be 'offline' or a live model name such as 'claude-sonnet-5-5'; got {model!r}.")
+        raise ValueError(f"model must be 'offline' or a live model name such as {DEFAULT_MODEL!r}; got {model!r}.")
     simulated = Source("simulated", OFFLINE_MODEL)
     if cassette is None and model in OFFLINE_ALIASES:
         return ModelChoice(None, OFFLINE_MODEL, "offline", SIMULATED, origin=simulated)

@@ -14,7 +14,7 @@ from .atlas import atlas_session
 from .pricing import Estimate, estimate
 from .replies import FATAL
 from .results import API_FAILURE
-from .sources import Source
+from .types import Record, Source
 from .transport import request_tokens
 
 __all__ = ["DEFAULT_MAX_COST_USD", "Guard", "StopCause", "SweepInterrupted", "SweepRefused", "SweepStopped",
@@ -138,7 +138,7 @@ class Guard:
             self.in_flight += 1
         return self.stopped is None
 
-    def finish(self, record: dict[str, Any]) -> None:
+    def finish(self, record: Record) -> None:
         """Count a finished episode's spend, and stop at a rejected key or at a run of API failures."""
         self.in_flight, self.done = max(0, self.in_flight - 1), self.done + 1
         if self.source.costs_money:
@@ -166,7 +166,7 @@ class Guard:
             return f"$0 ({self.source.kind})"
         return f"spent ${self.spent_usd:,.2f}" + (f" of ${self.budget_usd:,.2f}" if self.budget_usd else "")
 
-    def spend_line(self, records: Iterable[dict[str, Any]]) -> str:
+    def spend_line(self, records: Iterable[Record]) -> str:
         """The summary's cost line: the total for a live sweep, $0 with the reason for the others."""
         if self.source.kind == "simulated":
             return ("Cost: $0 (simulated: the offline stand-in calls no API; cost_usd prices its tokens at a live "

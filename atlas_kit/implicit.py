@@ -19,9 +19,9 @@ from .metrics import Rate, usable
 from .models import SIMULATED, choose_model
 from .offline import OFFLINE_MODEL, Profile, offline_client
 from .results import Condition, source_label
-from .tables import Table
+from .types import Record, TableRows
 
-__all__ = ["CellRates", "cell_name", "cell_table", "recovery_by_cell", "sweep", "ticket_cell"]
+__all__ = ["CellRates", "cell_name", "cell_rows", "recovery_by_cell", "sweep", "ticket_cell"]
 
 
 def ticket_cell(ticket_id: str) -> Cell | None:
@@ -31,6 +31,7 @@ def ticket_cell(ticket_id: str) -> Cell | None:
 
 
 def cell_name(cell: Cell) -> str:
+    """A cell as a table shows it: "implicit, permanent"."""
     return f"{cell[0]}, {cell[1]}"
 
 
@@ -44,9 +45,9 @@ class CellRates:
     silent_wrong: Rate
 
 
-def recovery_by_cell(records: Sequence[dict[str, Any]], *, by: str = "style") -> dict[tuple[Cell, Any], CellRates]:
+def recovery_by_cell(records: Sequence[Record], *, by: str = "style") -> dict[tuple[Cell, Any], CellRates]:
     """Per (cell, value of `by`), over faults-on episodes of tickets with a cell; cells in CELLS order."""
-    out: dict[tuple[Cell, Any], list[dict[str, Any]]] = {}
+    out: dict[tuple[Cell, Any], list[Record]] = {}
     for r in usable(records):
         cell = ticket_cell(r["ticket"]) if r.get("faults") else None
         if cell is not None:
@@ -56,23 +57,19 @@ def recovery_by_cell(records: Sequence[dict[str, Any]], *, by: str = "style") ->
                          Rate(sum(SILENT_WRONG in r["labels"] for r in out[k]), len(out[k]))) for k in order}
 
 
-def cell_table(records: Sequence[dict[str, Any]], *, by: str = "style") -> Table:
-    """Recovery and silently wrong answers per cell and arm, each with its Wilson 95% interval, captioned."""
-    rows = [[cell_name(c.cell), c.arm, c.recovered.n, _cell(c.recovered), _cell(c.silent_wrong)]
-            for c in recovery_by_cell(records, by=by).values()]
+def cell_rows(records: Sequence[Record], *, by: str = "style") -> TableRows:
+    """Recovery and silently wrong answers per cell and arm, each with its Wilson 95% interval, captioned
+    (tables.cell_table shows them)."""
+    rows: list[list[object]] = [[cell_name(c.cell), c.arm, c.recovered.n, c.recovered.brief, c.silent_wrong.brief]
+                                for c in recovery_by_cell(records, by=by).values()]
     caption = ("Recovery = P(correct) over the cell's episodes with faults on; silently wrong = the answer passed on "
                f"a figure only a silently wrong result gave. Data: {source_label(list(records))}.")
-    return Table(rows, ["cell", by, "episodes", "recovered [95% CI]", "silently wrong [95% CI]"], caption=caption)
-
-
-def _cell(rate: Rate) -> str:
-    low, high = rate.interval
-    return f"{rate.rate:.0%} [{low:.0%}, {high:.0%}]" if rate.n else "n/a"
+    return TableRows(["cell", by, "episodes", "recovered [95% CI]", "silently wrong [95% CI]"], rows, caption)
 
 
 def sweep(*, styles: Sequence[str] = ("raw", "contract"), tickets: Sequence[str] | None = None, trials: int = 5,
           first_seed: int = 0, model: str | None = "offline", profile: Profile | str | None = None,
-          experiment: str = "implicit") -> list[dict[str, Any]]:
+          experiment: str = "implicit") -> list[Record]:
     """Run the implicit-failure tickets (T28-T39 by default) in each style with their faults on; the records.
 
     The same episodes, keys and grading as a sweep (experiments.run_episode), one at a time in memory: the

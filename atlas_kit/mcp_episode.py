@@ -11,17 +11,18 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, TypedDict
 
 from .arguments import check_arguments
-from .atlas import Fault, Grade, Session, Ticket, atlas_session, grade
+from .atlas import Fault, Grade, Session, Ticket, World, atlas_session, grade
 from .errors import ErrorCode, retry_changed, stop, tool_error
 from .results import Condition, harness_record, record_from_run
-from .trace import redact
-from .vocab import text_to_mcp, to_mcp
+from .trace import Trace, redact
+from .types import JSONObject, Message, Record, Source, ToolDefinition, ToolUseBlock, result_text
+from .vocab import MCPResult, text_to_mcp, to_mcp
 
-__all__ = ["FINISH", "ClientInfo", "McpCall", "McpEpisode", "NotHandedIn", "finish_definition", "next_record", "no_episode",
+__all__ = ["FINISH", "ClientInfo", "McpCall", "McpEpisode", "McpRecord", "NotHandedIn", "finish_definition", "next_record", "no_episode",
            "open_episode"]
 
 FINISH = "finish"
-_FINISH_SCHEMA: dict[str, Any] = {
+_FINISH_SCHEMA: JSONObject = {
     "type": "object",
     "properties": {
         "answer": {"type": "string", "minLength": 1, "maxLength": 4000,
@@ -41,9 +42,19 @@ class McpCall(TypedDict):
     """One tools/call as the log keeps it: what was sent and the text the client got back."""
 
     tool: str
-    arguments: Any
+    arguments: Any  # the client's arguments, as sent (redacted): not always an object
     is_error: bool
     result: str
+
+
+class McpRecord(Record):
+    """An MCP episode's line in the log: a results record (types.Record) and what the client did."""
+
+    client: str
+    reported_model: str | None
+    answer: str
+    reasons: list[str]
+    calls: list[McpCall]
 
 
 @dataclass(frozen=True)
@@ -65,12 +76,12 @@ class NotHandedIn(Exception):
     """Why an episode has no grade: it closed before `finish` was called."""
 
 
-def finish_definition() -> dict[str, Any]:
+def finish_definition() -> ToolDefinition:
     """The `finish` tool, in the same shape as Atlas's own tool definitions."""
     return {"name": FINISH, "description": _FINISH_TEXT, "input_schema": _FINISH_SCHEMA}
 
 
-def no_episode() -> dict[str, Any]:
+def no_episode() -> MCPResult:
     """The result for a call when no ticket is open: the harness's own error, always in the contract's words."""
     error = tool_error("mcp", ErrorCode.NOT_PERMITTED,
                        "No Atlas ticket is open, so there is nothing to work on or hand in.",
@@ -93,7 +104,7 @@ class McpEpisode:
     max_calls: int = 12
     client: ClientInfo = field(default_factory=ClientInfo)
     simulated: bool = False
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
     calls: list[McpCall] = field(default_factory=list)
     answer: str | None = None
     reported_model: str | None = None
@@ -107,15 +118,35 @@ class McpEpisode:
         if not self.messages:
             self.messages.append({"role": "user", "content": self.session.ticket.message})
 
-    # --- what the grader and the results record read -----------------------------------------
-    ticket = property(lambda self: self.session.ticket)
-    world = property(lambda self: self.session.world)
-    trace = property(lambda self: self.session.trace)
-    faults = property(lambda self: self.session.faults)
-    final_text = property(lambda self: self.answer or "")
-    tool_calls = property(lambda self: len(self.session.trace.of_kind("call")))
-    # An MCP server sees calls, not model turns: steps counts the calls.
-    steps = property(lambda self: len(self.calls))
+    # --- what the grader and the results record read (atlas.GradableRun, types.FinishedRun) --------
+    @property
+    def ticket(self) -> Ticket:
+        return self.session.ticket
+
+    @property
+    def world(self) -> World:
+        return self.session.world
+
+    @property
+    def trace(self) -> Trace:
+        return self.session.trace
+
+    @property
+    def faults(self) -> bool:
+        return self.session.faults
+
+    @property
+    def final_text(self) -> str:
+        return self.answer or ""
+
+    @property
+    def tool_calls(self) -> int:
+        return len(self.session.trace.of_kind("call"))
+
+    @property
+    def steps(self) -> int:
+        """An MCP server sees calls, not model turns: steps counts the calls."""
+        return len(self.calls)
 
     @property
     def model(self) -> str:
@@ -128,23 +159,18 @@ class McpEpisode:
 
     @property
     def source(self) -> str:
-        if self.simulated:
-            from .models import SIMULATED
-
-            return SIMULATED
-        return f"live ({self.model}, {dt.date.today().isoformat()})"
+        """The episode's label: simulated, or live with the model and client that worked it."""
+        return self.origin.label
 
     @property
-    def origin(self) -> Any:
-        """The typed source (sources.Source) that results.record_from_run reads when it is there; same label."""
-        from .sources import Source  # read only by a results module that types its sources
-
+    def origin(self) -> Source:
+        """The typed source that results.record_from_run reads; `source` is its label."""
         if self.simulated:
             return Source("simulated", self.model)
         return Source("live", self.model, dt.date.today().isoformat())
 
     # --- the episode -------------------------------------------------------------------------
-    def call(self, name: str, arguments: Any) -> dict[str, Any]:
+    def call(self, name: str, arguments: object) -> MCPResult:
         """Run one Atlas tool call through the session's Dispatcher; returns the MCP CallToolResult.
 
         Past `max_calls` the call is refused and the episode ends on step_limit, as the agent loop's bound ends a
@@ -158,7 +184,7 @@ class McpEpisode:
                                next=stop("Stop calling tools and tell the user the episode ended; they can pick the ticket prompt again."))
             return to_mcp(error, structured=True)
         use_id = f"mcp_{len(self.calls) + 1:03d}"
-        use = {"type": "tool_use", "id": use_id, "name": name, "input": arguments if arguments is not None else {}}
+        use: ToolUseBlock = {"type": "tool_use", "id": use_id, "name": name, "input": arguments if arguments is not None else {}}
         out = self.session.dispatcher.dispatch([use])
         block = out.results[0]
         self.messages += [{"role": "assistant", "content": [use]}, {"role": "user", "content": [block]}]
@@ -166,19 +192,20 @@ class McpEpisode:
         if failure is not None and self.session.style == "contract":
             result = to_mcp(failure.error, structured=True)
         else:  # a success, or a raw or generic wording: the text as the style wrote it
-            result = text_to_mcp(block["content"], is_error=bool(block.get("is_error")))
+            result = text_to_mcp(result_text(block["content"]), is_error=bool(block.get("is_error")))
         self.calls.append(McpCall(tool=name, arguments=redact(use["input"]), is_error=result["isError"],
                                   result=redact(result["content"][0]["text"])))
         return result
 
-    def hand_in(self, arguments: Any) -> tuple[dict[str, Any], Grade | None]:
+    def hand_in(self, arguments: object) -> tuple[MCPResult, Grade | None]:
         """Handle a `finish` call: check its arguments, grade the episode, and say the grade back."""
         problem = check_arguments(_FINISH_SCHEMA, arguments)
         if problem is not None:
             error = tool_error("finish", ErrorCode.INVALID_ARGUMENT, problem.message,
                                next=retry_changed(problem.argument or "answer", "Fix that argument and call finish again."))
             return to_mcp(error, structured=True), None
-        self.answer, self.reported_model = arguments["answer"], arguments.get("model")
+        assert isinstance(arguments, dict)  # check_arguments accepts only an object
+        self.answer, self.reported_model = str(arguments["answer"]), arguments.get("model")
         self.messages.append({"role": "assistant", "content": [{"type": "text", "text": self.answer}]})
         self.result = grade(self)
         verdict = "correct" if self.result.correct else "not correct"
@@ -192,7 +219,7 @@ class McpEpisode:
         return Condition(style=self.session.style, faults=self.faults_on, break_loops=False, profile=None,
                          model=self.model)
 
-    def record(self, *, trial: int, experiment: str = "mcp") -> dict[str, Any]:
+    def record(self, *, trial: int, experiment: str = "mcp") -> McpRecord:
         """The episode as a results record (results.FIELDS), plus what an MCP log adds: client, calls, answer."""
         seed = self.world.seed
         if self.result is None:
@@ -202,9 +229,9 @@ class McpEpisode:
         else:
             record = record_from_run(self, self.result, condition=self.condition(), ticket=self.ticket.id,
                                      trial=trial, seed=seed, experiment=experiment)
-        record.update(client=str(self.client), reported_model=self.reported_model, answer=redact(self.final_text),
-                      reasons=list(self.result.reasons) if self.result else [], calls=list(self.calls))
-        return record
+        return {**record, "client": str(self.client), "reported_model": self.reported_model,
+                "answer": redact(self.final_text), "reasons": list(self.result.reasons) if self.result else [],
+                "calls": list(self.calls)}
 
 
 def open_episode(ticket: Ticket | str, *, style: str = "contract", faults: bool | Iterable[Fault] = True,
@@ -218,7 +245,7 @@ def open_episode(ticket: Ticket | str, *, style: str = "contract", faults: bool 
                       client=client or ClientInfo(), simulated=simulated)
 
 
-def next_record(episode: McpEpisode, keys: set[str]) -> dict[str, Any]:
+def next_record(episode: McpEpisode, keys: set[str]) -> McpRecord:
     """The episode's record under the first trial number whose key is not in `keys` (those already written)."""
     trial = 0
     while (record := episode.record(trial=trial))["key"] in keys:

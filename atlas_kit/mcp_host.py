@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import mcp_types as types
 from mcp import Client
 
-from .mcp_episode import FINISH
+from .mcp_episode import FINISH, McpRecord
 from .mcp_server import AtlasMCP
 from .offline import OFFLINE_MODEL, Profile, offline_client
 
@@ -31,10 +31,12 @@ class Exchange:
 
     @property
     def is_error(self) -> bool:
+        """Whether the result came back with isError set."""
         return bool(self.result.get("isError"))
 
     @property
     def text(self) -> str:
+        """The result's text content, joined."""
         return "".join(b.get("text", "") for b in self.result.get("content", []))
 
 
@@ -46,7 +48,7 @@ class HostedEpisode:
     exchanges: tuple[Exchange, ...]
     answer: str | None
     verdict: str | None  # finish's reply; None when the step bound came first and nothing was handed in
-    record: dict[str, Any] | None
+    record: McpRecord | None
 
 
 async def asimulate(server: AtlasMCP, tickets: Sequence[str], *, seed: int = 0, profile: Profile | None = None,

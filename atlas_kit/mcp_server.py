@@ -22,7 +22,8 @@ except ImportError as err:  # the SDK is an optional extra
 
 from .atlas import STYLES, TICKETS, Ticket, atlas_session
 from .atlas.faults import Fault
-from .mcp_episode import FINISH, ClientInfo, McpEpisode, finish_definition, next_record, no_episode, open_episode
+from .mcp_episode import (FINISH, ClientInfo, McpEpisode, McpRecord, finish_definition, next_record, no_episode,
+                          open_episode)
 from .results import ResultsWriter, read_records
 
 __all__ = ["INVALID_PARAMS", "SERVER_NAME", "AtlasMCP", "client_config", "serve_stdio"]
@@ -62,7 +63,7 @@ class AtlasMCP:
     simulated: bool = False
     max_calls: int = 12
     episode: McpEpisode | None = None
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[McpRecord] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
@@ -95,7 +96,7 @@ class AtlasMCP:
                                     max_calls=self.max_calls)
         return self.episode
 
-    def close(self) -> dict[str, Any] | None:
+    def close(self) -> McpRecord | None:
         """Write the open episode's record (graded, or not handed in) and close it; returns the record."""
         episode, self.episode = self.episode, None
         if episode is None:

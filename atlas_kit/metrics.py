@@ -14,13 +14,13 @@ from typing import Any, Callable, Iterable, Sequence, Union
 
 from .atlas.grade import LABELS
 from .results import API_FAILURE, HARNESS_ERROR, source_label
-from .tables import Table
+from .types import Record, TableRows
 
 __all__ = ["Z95", "Paired", "Rate", "Use", "api_failures", "describe_api_failures", "failure_modes", "groups",
-           "pass_k", "paired_recovery", "per_ticket", "recovery", "recovery_table", "success", "usable", "wilson"]
+           "pass_k", "paired_recovery", "per_ticket", "recovery", "recovery_rows", "success", "usable", "wilson"]
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
-By = Union[str, Sequence[str], Callable[[dict[str, Any]], Any]]
+By = Union[str, Sequence[str], Callable[[Record], Any]]
 
 
 def wilson(successes: int, n: int, *, z: float = Z95) -> tuple[float, float]:
@@ -58,6 +58,14 @@ class Rate:
     def interval(self) -> tuple[float, float]:
         return wilson(self.successes, self.n)
 
+    @property
+    def brief(self) -> str:
+        """The rate and its interval for a table cell: '62% [40%, 80%]', or 'n/a' with no episodes."""
+        if not self.n:
+            return "n/a"
+        low, high = self.interval
+        return f"{self.rate:.0%} [{low:.0%}, {high:.0%}]"
+
     def __str__(self) -> str:
         if not self.n:
             return "n/a (0 episodes)"
@@ -65,12 +73,12 @@ class Rate:
         return f"{self.rate:.0%} [{low:.0%}, {high:.0%}] ({self.successes}/{self.n})"
 
 
-def usable(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def usable(records: Iterable[Record]) -> list[Record]:
     """The records every metric counts: all but episodes the harness failed to finish or that ended at the API."""
     return [r for r in records if r.get("stop_reason") not in (HARNESS_ERROR, API_FAILURE)]
 
 
-def api_failures(records: Iterable[dict[str, Any]]) -> dict[str, int]:
+def api_failures(records: Iterable[Record]) -> dict[str, int]:
     """Episodes that ended at the API, counted by reason (authentication, rate_limit, overloaded, ...), most first."""
     counts: dict[str, int] = {}
     for r in records:
@@ -80,7 +88,7 @@ def api_failures(records: Iterable[dict[str, Any]]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def describe_api_failures(records: Iterable[dict[str, Any]]) -> str:
+def describe_api_failures(records: Iterable[Record]) -> str:
     """One sentence on the episodes that ended at the API, or "" when there were none."""
     counts = api_failures(records)
     if not counts:
@@ -90,13 +98,13 @@ def describe_api_failures(records: Iterable[dict[str, Any]]) -> str:
             "answered them, and a rerun retries them.")
 
 
-def groups(records: Iterable[dict[str, Any]], by: By) -> dict[Any, list[dict[str, Any]]]:
+def groups(records: Iterable[Record], by: By) -> dict[Any, list[Record]]:
     """Records grouped by a field, a tuple of fields, or a function; keys sorted.
 
     A list-valued field (error_codes, branches, labels) puts a record in the group of each element,
     so `groups(records, "error_codes")` answers "episodes that hit this code".
     """
-    out: dict[Any, list[dict[str, Any]]] = {}
+    out: dict[Any, list[Record]] = {}
     for r in records:
         if callable(by):
             keys = [by(r)]
@@ -109,18 +117,18 @@ def groups(records: Iterable[dict[str, Any]], by: By) -> dict[Any, list[dict[str
     return {k: out[k] for k in sorted(out, key=lambda k: (str(type(k)), str(k)))}
 
 
-def _values(value: Any) -> list[Any]:
+def _values(value: object) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
-def recovery(records: Iterable[dict[str, Any]]) -> Rate:
+def recovery(records: Iterable[Record]) -> Rate:
     """Recovery rate = P(correct | hit_error): of the episodes where at least one tool error reached
     the model, the share graded correct. Per code or branch: `{k: recovery(g) for k, g in groups(rs, "error_codes").items()}`."""
     hit = [r for r in usable(records) if r["hit_error"]]
     return Rate(sum(bool(r["correct"]) for r in hit), len(hit))
 
 
-def success(records: Iterable[dict[str, Any]]) -> Rate:
+def success(records: Iterable[Record]) -> Rate:
     """Success rate = P(correct) over every episode, errors or not."""
     rs = usable(records)
     return Rate(sum(bool(r["correct"]) for r in rs), len(rs))
@@ -140,7 +148,7 @@ class Paired:
         return self.with_faults.rate / self.without.rate
 
 
-def paired_recovery(records: Iterable[dict[str, Any]]) -> dict[str, Paired]:
+def paired_recovery(records: Iterable[Record]) -> dict[str, Paired]:
     """Paired recovery per ticket = success rate with faults / success rate without faults.
 
     The ticket is its own control: the same customer request, once with the failures injected.
@@ -155,7 +163,7 @@ def paired_recovery(records: Iterable[dict[str, Any]]) -> dict[str, Paired]:
     return out
 
 
-def pass_k(records: Iterable[dict[str, Any]], k: int) -> float:
+def pass_k(records: Iterable[Record], k: int) -> float:
     """pass^k: the chance that k trials of a ticket all succeed, averaged over tickets.
 
     Per (condition, ticket) cell with n trials and c correct, the unbiased estimator is
@@ -173,7 +181,7 @@ def pass_k(records: Iterable[dict[str, Any]], k: int) -> float:
     return sum(values) / len(values)
 
 
-def failure_modes(records: Iterable[dict[str, Any]]) -> dict[str, Rate]:
+def failure_modes(records: Iterable[Record]) -> dict[str, Rate]:
     """Per grader label: the share of episodes that carry it (an episode may carry several)."""
     rs = usable(records)
     seen = {label for r in rs for label in r["labels"]}
@@ -193,41 +201,36 @@ class Use:
     cost_usd: float
 
 
-def per_ticket(records: Iterable[dict[str, Any]]) -> dict[str, Use]:
+def per_ticket(records: Iterable[Record]) -> dict[str, Use]:
     """Use per ticket: each field is the mean over that ticket's episodes. Turns are model calls."""
     out = {}
     for ticket, rs in groups(usable(records), "ticket").items():
         n = len(rs)
-        out[ticket] = Use(n, *(sum(r[f] for r in rs) / n
-                               for f in ("steps", "tool_calls", "input_tokens", "output_tokens", "cost_usd")))
+        out[ticket] = Use(n, sum(r["steps"] for r in rs) / n, sum(r["tool_calls"] for r in rs) / n,
+                          sum(r["input_tokens"] for r in rs) / n, sum(r["output_tokens"] for r in rs) / n,
+                          sum(r["cost_usd"] for r in rs) / n)
     return out
 
 
-def recovery_table(records: Sequence[dict[str, Any]], *, by: Sequence[str] = ("style",)) -> Table:
-    """Recovery and success per group, each with its Wilson 95% interval, captioned with the data's source."""
+def recovery_rows(records: Sequence[Record], *, by: Sequence[str] = ("style",)) -> TableRows:
+    """Recovery and success per group, each with its Wilson 95% interval, captioned with the data's source
+    (tables.recovery_table shows them)."""
     columns = [*(f.replace("break_loops", "loop breaker") for f in by), "episodes", "hit error",
                "recovery [95% CI]", "success [95% CI]"]
-    rows = []
+    rows: list[list[object]] = []
     for key, rs in groups(records, tuple(by)).items():
         rec, ok = recovery(rs), success(rs)
-        rows.append([*(_show(v) for v in key), len(usable(rs)), rec.n, _cell(rec), _cell(ok)])
+        rows.append([*(_show(v) for v in key), len(usable(rs)), rec.n, rec.brief, ok.brief])
     caption = f"Recovery = P(correct | a tool error reached the model). Data: {source_label(records)}."
     broken = sum(r.get("stop_reason") == HARNESS_ERROR for r in records)
     if broken:
         caption += f" {broken} episode(s) failed inside the harness and are left out; see their harness_error."
     if failed := describe_api_failures(records):
         caption += f" {failed}"
-    return Table(rows, columns, caption=caption)
+    return TableRows(columns, rows, caption)
 
 
-def _cell(rate: Rate) -> str:
-    if not rate.n:
-        return "n/a"
-    low, high = rate.interval
-    return f"{rate.rate:.0%} [{low:.0%}, {high:.0%}]"
-
-
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
     return "-" if value is None else str(value)

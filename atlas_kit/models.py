@@ -1,41 +1,60 @@
 """Which model answers: live, offline stand-in, or a replayed recording. Decided here only.
 
-The default model name, the environment variables and the key rule live in this
-file and nowhere else. Asking for a live model with no key falls back to the
-offline stand-in with a visible note, never a traceback. Live and recording clients
-retry under `retries.APIRetry`, so no wait is unbounded or silent. Taught in chapter 00.
+The environment variables and the key rule live in this file and nowhere else (the default model's
+name is types.DEFAULT_MODEL). Asking for a live model with no key falls back to the offline stand-in
+with a visible note, never a traceback. A deprecated name is refused, as the SDK's own warning says.
+Live and recording clients retry under `retries.APIRetry`, so no wait is unbounded or silent. Chapter 00.
 """
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
+import re
 import typing
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import anthropic
-from anthropic._data import DEPRECATED_MODELS  # the list the SDK itself warns from
 from anthropic.types import Model
 
 from .offline import OFFLINE_MODEL, Profile, offline_client
 from .replay import Cassette, recording_client, replay_client
 from .retries import APIRetry, bounded
-from .sources import SIMULATED, Source
+from .transport import in_process_client, message_body
+from .types import DEFAULT_MODEL, SIMULATED, Mode, Source, SourceKind
 
 __all__ = ["DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "OFFLINE_MODEL", "SIMULATED", "Mode", "ModelChoice", "choose_model",
-           "known_models"]
+           "deprecation", "known_models"]
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "ATLAS_MODEL"  # overrides the default; a notebook's `model` parameter overrides both
 KEY_ENV = "ANTHROPIC_API_KEY"  # the only place a key is read from
-Mode = Literal["offline", "live", "replay"]
+_END_OF_LIFE = re.compile(r"end-of-life on (.+?)\.(?:\n|$)")
+
+
+@functools.lru_cache(maxsize=None)
+def deprecation(model: str) -> str | None:
+    """The end-of-life date the installed SDK gives for `model`, or None when it does not call it deprecated.
+
+    Read from the SDK's public DeprecationWarning, which `messages.create` raises before it sends anything:
+    the call goes to an in-process API, so nothing leaves the machine and no key is needed.
+    """
+    client = in_process_client(lambda body: message_body([], model=model, stop_reason="end_turn"), max_retries=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        client.messages.create(model=model, max_tokens=1, messages=[{"role": "user", "content": "."}])
+    for warning in caught:
+        if issubclass(warning.category, DeprecationWarning) and (found := _END_OF_LIFE.search(str(warning.message))):
+            return found.group(1)
+    return None
 
 
 def known_models() -> tuple[str, ...]:
-    """Model names the installed SDK lists, minus the ones it calls deprecated."""
+    """Model names the installed SDK lists, minus the ones it warns are deprecated."""
     literal = typing.get_args(Model)[0]
-    return tuple(m for m in typing.get_args(literal) if m not in DEPRECATED_MODELS)
+    return tuple(m for m in typing.get_args(literal) if deprecation(m) is None)
 
 
 @dataclass
@@ -52,12 +71,12 @@ class ModelChoice:
     origin: Source | None = None
 
     def __post_init__(self) -> None:
-        kinds = {"offline": "simulated", "live": "live", "replay": "replayed"}
+        kinds: dict[str, SourceKind] = {"offline": "simulated", "live": "live", "replay": "replayed"}
         if self.mode not in kinds:
             raise ValueError(f"ModelChoice.mode must be one of {', '.join(kinds)}; got {self.mode!r}.")
         if self.origin is None:  # a choice made by hand: its kind follows from the mode
             kind = kinds[self.mode]
-            self.origin = Source(kind, self.model, None if kind == "simulated" else dt.date.today().isoformat())  # type: ignore[arg-type]
+            self.origin = Source(kind, self.model, None if kind == "simulated" else dt.date.today().isoformat())
 
     def save_recording(self) -> Path:
         """Write the cassette of a `choose_model(..., record=path)` choice; returns the path."""
@@ -94,9 +113,10 @@ def choose_model(
     wanted = model or os.environ.get(MODEL_ENV) or (DEFAULT_MODEL if os.environ.get(KEY_ENV) else OFFLINE_MODEL)
     if not isinstance(wanted, str) or not wanted.strip():
         raise ValueError(f"model must be a model name such as {DEFAULT_MODEL!r} or {OFFLINE_MODEL!r}.")
-    if wanted in DEPRECATED_MODELS:  # refused even with no key: the name is wrong either way
+    end_of_life = deprecation(wanted) if wanted != OFFLINE_MODEL else None
+    if end_of_life is not None:  # refused even with no key: the name is wrong either way
         raise ValueError(
-            f"model {wanted!r} is deprecated (end of life {DEPRECATED_MODELS[wanted]}); "
+            f"model {wanted!r} is deprecated (end of life {end_of_life}); "
             f"use {DEFAULT_MODEL!r} or another of: {', '.join(known_models()[:6])}."
         )
     simulated = Source("simulated", OFFLINE_MODEL)

@@ -11,11 +11,14 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast, overload
 
-from .planner import Goal, answer, fix_call, plan, switch_call
+import anthropic
+
+from .planner import Goal, PlannedCall, answer, fix_call, plan, switch_call
 from .reading import read_error
 from .transport import in_process_async_client, in_process_client, message_body
+from .types import Block, JSONObject, MessageBody, ToolDefinition, content_blocks, result_text
 
 __all__ = ["DEFAULT_PROFILE", "OFFLINE_MODEL", "PROFILES", "UNGUIDED", "OfflineModel", "Profile", "offline_client"]
 
@@ -50,6 +53,7 @@ class Profile:
             raise ValueError(f"Profile weights ({', '.join(UNGUIDED)}) must be >= 0 and sum to 1; got {weights}.")
 
     def draw(self, rng: random.Random) -> str:
+        """One unguided behaviour (a name in UNGUIDED), drawn with this profile's weights."""
         return rng.choices(UNGUIDED, weights=[getattr(self, k) for k in UNGUIDED])[0]
 
 
@@ -71,9 +75,10 @@ class OfflineModel:
     def __init__(self, *, seed: int = 0, profile: Profile | None = None) -> None:
         self.seed, self.profile = seed, profile or DEFAULT_PROFILE
 
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, body: JSONObject) -> MessageBody:
         messages = body.get("messages") or []
-        tools = {t["name"]: t for t in body.get("tools") or [] if isinstance(t, dict) and "name" in t}
+        tools = {t["name"]: cast(ToolDefinition, t) for t in body.get("tools") or []
+                 if isinstance(t, dict) and "name" in t}
         ticket = _text(messages[0]["content"]) if messages else ""
         goals = plan(ticket, tools) if tools else []
         if not goals:
@@ -86,28 +91,29 @@ class OfflineModel:
         action = mind.decide(len(turns))
         if isinstance(action, str):
             return self._reply(body, [{"type": "text", "text": action}], "end_turn")
-        blocks = [{"type": "tool_use", "id": _use_id(ticket, self.seed, len(turns), i), "name": c["name"], "input": c["input"]}
-                  for i, c in enumerate(action)]
+        blocks: list[Block] = [{"type": "tool_use", "id": _use_id(ticket, self.seed, len(turns), i), "name": c["name"],
+                                "input": c["input"]} for i, c in enumerate(action)]
         return self._reply(body, blocks, "tool_use")
 
     @staticmethod
-    def _reply(body: dict[str, Any], blocks: list[dict[str, Any]], stop: str) -> dict[str, Any]:
+    def _reply(body: JSONObject, blocks: list[Block], stop: Literal["end_turn", "tool_use"]) -> MessageBody:
         return message_body(blocks, model=str(body.get("model", OFFLINE_MODEL)), stop_reason=stop, request=body)
 
 
 class _Mind:
     """The stand-in's state over one conversation, rebuilt from the transcript on every request."""
 
-    def __init__(self, goals: list[Goal], tools: dict[str, Any], ticket: str, seed: int, profile: Profile) -> None:
+    def __init__(self, goals: list[Goal], tools: dict[str, ToolDefinition], ticket: str, seed: int,
+                 profile: Profile) -> None:
         self.goals, self.tools, self.ticket, self.seed, self.profile = goals, tools, ticket, seed, profile
-        self.pending: tuple[Goal, dict[str, Any], str] | None = None
-        self.last: list[dict[str, Any]] = []
+        self.pending: tuple[Goal, PlannedCall, str] | None = None
+        self.last: list[PlannedCall] = []
         self.final: str | None = None
 
     def _goal(self) -> Goal | None:
         return next((g for g in self.goals if not g.done and not g.failure and g.calls), None)
 
-    def decide(self, turn: int) -> list[dict[str, Any]] | str:
+    def decide(self, turn: int) -> list[PlannedCall] | str:
         if self.final is not None:
             return self.final
         if self.pending is not None:
@@ -120,26 +126,26 @@ class _Mind:
             if reaction:
                 self.last = reaction
                 return reaction
-        goal = self._goal()
-        if goal is None:
+        current = self._goal()
+        if current is None:
             self.final = answer(self.goals)
             return self.final
-        self.last = list(goal.calls)
+        self.last = list(current.calls)
         return self.last
 
-    def observe(self, said: dict[str, Any], heard: dict[str, Any]) -> None:
-        results = heard.get("content") if isinstance(heard.get("content"), list) else []
+    def observe(self, said: JSONObject, heard: JSONObject) -> None:
+        results = [b for b in content_blocks(heard.get("content")) if b["type"] == "tool_result"]
         goal = next((g for g in self.goals if not g.done and not g.failure), None)
         for call, result in zip(self.last, results):
-            text = _text(result.get("content", ""))
+            text = result_text(result["content"])
             if result.get("is_error"):
                 if self.pending is None and goal is not None:
                     self.pending = (goal, call, text)
             elif goal is not None:
                 goal.succeed(call, _json(text))
 
-    def _react(self, goal: Goal, call: dict[str, Any], text: str, rng: random.Random) -> list[dict[str, Any]] | str | None:
-        schema = self.tools.get(call["name"], {}).get("input_schema", {})
+    def _react(self, goal: Goal, call: PlannedCall, text: str, rng: random.Random) -> list[PlannedCall] | str | None:
+        schema = self.tools[call["name"]]["input_schema"] if call["name"] in self.tools else {}
         # The failed tool's own name often appears in its error (a path in a traceback); it is no switch cue.
         others = [t for t in self.tools if t != call["name"]]
         reading = read_error(text, tools=others, arguments=schema.get("properties", {}))
@@ -182,7 +188,7 @@ def _customer_words(message: str) -> str:
     return first
 
 
-def _neighbour(call: dict[str, Any]) -> dict[str, Any]:
+def _neighbour(call: PlannedCall) -> PlannedCall:
     args = dict(call["input"])
     for key, value in args.items():
         if isinstance(value, str) and key.endswith("_id") and value[-1:].isdigit():
@@ -193,12 +199,8 @@ def _neighbour(call: dict[str, Any]) -> dict[str, Any]:
     return {"name": call["name"], "input": args}
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return ""
+def _text(content: object) -> str:
+    return "".join(b["text"] for b in content_blocks(content) if b["type"] == "text")
 
 
 def _json(text: str) -> Any:
@@ -213,7 +215,17 @@ def _use_id(ticket: str, seed: int, turn: int, i: int) -> str:
     return f"toolu_{digest}"
 
 
-def offline_client(*, seed: int = 0, profile: Profile | None = None, async_: bool = False, latency: float = 0.0) -> Any:
+@overload
+def offline_client(*, seed: int = 0, profile: Profile | None = None, async_: Literal[False] = False,
+                   latency: float = 0.0) -> anthropic.Anthropic: ...
+@overload
+def offline_client(*, seed: int = 0, profile: Profile | None = None, async_: Literal[True],
+                   latency: float = 0.0) -> anthropic.AsyncAnthropic: ...
+@overload
+def offline_client(*, seed: int = 0, profile: Profile | None = None, async_: bool,
+                   latency: float = 0.0) -> anthropic.Anthropic | anthropic.AsyncAnthropic: ...
+def offline_client(*, seed: int = 0, profile: Profile | None = None, async_: bool = False,
+                   latency: float = 0.0) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
     """A genuine `anthropic.Anthropic` (or `AsyncAnthropic`) answered in process by the stand-in."""
     model = OfflineModel(seed=seed, profile=profile)
     if async_:

@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Mapping, TypedDict
 
-__all__ = ["Goal", "answer", "fix_call", "plan", "switch_call"]
+from .atlas.data import MONEY, id_pattern
+from .types import JSONObject, ToolDefinition
 
-_ACC, _INV, _ORD, _SKU = (re.compile(rf"\b{p}-\d{{{n}}}\b") for p, n in (("ACC", 4), ("INV", 5), ("ORD", 5), ("SKU", 4)))
-_DOLLARS = re.compile(r"\$\d{1,3}(?:,\d{3})*\.\d{2}")
+__all__ = ["Done", "Goal", "GoalContext", "GoalKind", "PlannedCall", "answer", "fix_call", "plan", "switch_call"]
+
+# The id and money formats are Atlas's own (atlas/data.py): the stand-in reads the customer's words with them.
+_ACC, _INV, _ORD, _SKU = (id_pattern(p) for p in ("ACC", "INV", "ORD", "SKU"))
+_DOLLARS = MONEY
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _REGION = re.compile(r"\b(north|south|east|west)\b", re.IGNORECASE)
 _QTY = re.compile(r"quantity\b.*?\bto (\d+)", re.IGNORECASE)
@@ -25,7 +29,39 @@ _PERSON = re.compile(r"\b(speak|talk)\b.*\b(person|human|someone|manager)\b", re
 LAST_DAY = "2024-12-31"
 
 
-def _call(name: str, **args: Any) -> dict[str, Any]:
+class PlannedCall(TypedDict):
+    """A tool call the stand-in means to make: the tool's name and its arguments."""
+
+    name: str
+    input: JSONObject
+
+
+class Done(TypedDict):
+    """A call that succeeded, with what the tool returned (a dict, or text that was not JSON)."""
+
+    tool: str
+    input: JSONObject
+    result: Any
+
+
+class GoalContext(TypedDict, total=False):
+    """What a goal remembers between turns: a refund's figures, calls to ask again, why it switched tools."""
+
+    amount: str
+    cents: int | None
+    reason: str
+    account: str | None
+    pick_amount: str
+    redo: list[PlannedCall]
+    flagged: list[PlannedCall]
+    why: str
+
+
+GoalKind = Literal["account", "invoices", "order", "cancel", "quantity", "address", "refund", "stock", "human"]
+"""The kinds of request the stand-in recognises."""
+
+
+def _call(name: str, **args: Any) -> PlannedCall:
     return {"name": name, "input": {k: v for k, v in args.items() if v is not None}}
 
 
@@ -33,15 +69,16 @@ def _call(name: str, **args: Any) -> dict[str, Any]:
 class Goal:
     """One thing the customer asked for, and how far the stand-in got with it."""
 
-    kind: str
+    kind: GoalKind
     subject: str
-    calls: list[dict[str, Any]]
-    context: dict[str, Any] = field(default_factory=dict)
-    results: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[PlannedCall]
+    context: GoalContext = field(default_factory=lambda: GoalContext())
+    results: list[Done] = field(default_factory=list)
     failure: str = ""
     done: bool = False
 
     def describe(self) -> str:
+        """The goal in a few words, for the reply: "look up order ORD-77120"."""
         return {
             "account": f"look up account {self.subject}", "invoices": f"list the invoices on {self.subject}",
             "order": f"look up order {self.subject}", "cancel": f"cancel order {self.subject}",
@@ -50,7 +87,7 @@ class Goal:
             "stock": f"get the warehouse figures for {self.subject}", "human": "pass this to a person",
         }[self.kind]
 
-    def succeed(self, call: dict[str, Any], result: Any) -> None:
+    def succeed(self, call: PlannedCall, result: Any) -> None:
         """Take one successful result; set the next calls, or finish."""
         redo = self.context.get("redo")
         if redo and call in redo:
@@ -73,7 +110,7 @@ class Goal:
             return
         self.calls, self.done = [], True
 
-    def _incomplete(self, call: dict[str, Any], result: dict[str, Any]) -> None:
+    def _incomplete(self, call: PlannedCall, result: JSONObject) -> None:
         """A result that says it is incomplete or old: ask once more; if it says so again, report that, not its figures."""
         flagged = self.context.setdefault("flagged", [])
         if call in flagged:  # the flag decides; the note, if any, is passed on as the tool's own words
@@ -86,7 +123,7 @@ class Goal:
         self.calls, self.done = list(self.context["redo"]), False
 
 
-def plan(text: str, tools: dict[str, Any]) -> list[Goal]:
+def plan(text: str, tools: Mapping[str, ToolDefinition]) -> list[Goal]:
     """Goals for a ticket, in the order the stand-in works them; [] when it recognises nothing."""
     accounts, invoices, orders, skus = (p.findall(text) for p in (_ACC, _INV, _ORD, _SKU))
     account = accounts[0] if accounts else None
@@ -128,7 +165,7 @@ def _refund_goal(text: str, invoice: str, account: str | None) -> Goal:
     cents = int(amount.replace("$", "").replace(",", "").replace(".", "")) if amount else None
     reasons = [s for s in re.split(r"(?<=[.!?])\s+", text) if "refund" not in s.lower() and not s.endswith("?")]
     reason = _clip(reasons[-1] if reasons else "Requested by the customer.")
-    ctx = {"amount": amount, "cents": cents, "reason": reason, "account": account}
+    ctx: GoalContext = {"amount": amount, "cents": cents, "reason": reason, "account": account}
     if cents is None:  # no figure given: the stand-in will not invent one
         return Goal("refund", invoice, [], ctx, failure="I need the amount to refund; please tell me how much.")
     return Goal("refund", invoice, [_call("issue_refund", invoice_id=invoice, amount_cents=cents, reason=reason)], ctx)
@@ -146,7 +183,7 @@ def _clip(text: str, limit: int = 480) -> str:
     return text if len(text) <= limit else text[:limit]
 
 
-def fix_call(call: dict[str, Any], argument: str | None, text: str, schema: dict[str, Any]) -> list[dict[str, Any]] | None:
+def fix_call(call: PlannedCall, argument: str | None, text: str, schema: JSONObject) -> list[PlannedCall] | None:
     """The changed call(s) an error asked for, when its words say how; None when they do not."""
     args = dict(call["input"])
     props = schema.get("properties", {})
@@ -167,9 +204,9 @@ def fix_call(call: dict[str, Any], argument: str | None, text: str, schema: dict
     return None
 
 
-def switch_call(tool: str, goal: Goal, text: str, ticket: str, tools: dict[str, Any]) -> dict[str, Any] | None:
+def switch_call(tool: str, goal: Goal, text: str, ticket: str, tools: Mapping[str, ToolDefinition]) -> PlannedCall | None:
     """The call for the tool an error named, with arguments from the error, the ticket and the goal."""
-    schema = tools.get(tool, {}).get("input_schema", {})
+    schema = tools[tool]["input_schema"] if tool in tools else {}
     accounts = _ACC.findall(text) or _ACC.findall(ticket) or [goal.context.get("account")]
     account = next((a for a in accounts if a), None) or _account_from_results(goal)
     if tool == "escalate_to_human" and account:
@@ -185,7 +222,7 @@ def switch_call(tool: str, goal: Goal, text: str, ticket: str, tools: dict[str, 
 def _account_from_results(goal: Goal) -> str | None:
     for r in goal.results:
         if isinstance(r["result"], dict) and isinstance(r["result"].get("account_id"), str):
-            return r["result"]["account_id"]
+            return str(r["result"]["account_id"])
     return None
 
 
@@ -208,12 +245,12 @@ def _sentence(g: Goal) -> str:
     return " ".join(p for p in parts if p)
 
 
-def _say(tool: str, r: Any) -> str:
+def _say(tool: str, r: object) -> str:
     if not isinstance(r, dict):
         return ""
     if r.get("note") and tool != "escalate_to_human":
         extra = f" The balance due is {r['balance_due']}." if r.get("balance_due") else ""
-        return r["note"] + extra
+        return f"{r['note']}{extra}"
     if tool == "get_account":
         return (f"Account {r.get('account_id')} ({r.get('name')}) has a balance due of {r.get('balance_due')}, "
                 f"with {r.get('unpaid_invoices')} unpaid invoice(s).")

@@ -6,24 +6,24 @@ builder, so its rules apply here too. It holds no model logic and no new grading
 """
 from __future__ import annotations
 
-import copy
 import json
 from html import escape
-from typing import Any
+from typing import Any, TypedDict
 
 import ipywidgets as w
 
 from .agent import Run, run_agent
-from .atlas import KINDS, TICKETS, TOOL_NAMES, Fault, Session, always, atlas_session, grade
-from .dispatch import CallContext
+from .atlas import KINDS, TICKETS, TOOL_NAMES, Fault, Session, always, atlas_session, fail_first_call, grade
+from .display import run_html
 from .errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode, Next, ToolFailure, tool_error
 from .experiments import profile_named
 from .models import choose_model
 from .offline import Profile
 from .reading import read_error
 from .tables import Table, keep_dollars
+from .types import FaultKind, RunLike, blocks, result_text
 
-__all__ = ["Playground", "compose_error", "next_move"]
+__all__ = ["NextMove", "Playground", "compose_error", "next_move"]
 
 OWN, NONE, COMPOSE = "own", "none", "compose"
 _STYLES = (("raw: what the library said", "raw"), ("generic: the usual wrapper", "generic"),
@@ -44,29 +44,33 @@ def compose_error(code: str, message: str, *, branch: str = "", tool: str = "", 
     return ToolFailure(code, message, next=nxt)
 
 
-def next_move(run: Any) -> dict[str, str] | None:
+class NextMove(TypedDict):
+    """The first error the model read (`tool`, `error`: its text) and what it did next (`move`)."""
+
+    tool: str
+    error: str
+    move: str
+
+
+def next_move(run: RunLike) -> NextMove | None:
     """The first error the model read and what it did next: tool, error text, and its move.
 
     None when no error reached the model (none happened, or the harness retried it away).
     """
-    names: dict[str, str] = {}
-    for i, msg in enumerate(run.messages):
-        if not isinstance(msg["content"], list):
+    placed = list(blocks(run.messages))
+    names = {b["id"]: b["name"] for _, _, b in placed if b["type"] == "tool_use"}
+    for at, _, error in placed:
+        if error["type"] != "tool_result" or not error.get("is_error"):
             continue
-        names.update({b["id"]: b["name"] for b in msg["content"] if b["type"] == "tool_use"})
-        errors = [b for b in msg["content"] if b["type"] == "tool_result" and b.get("is_error")]
-        if not errors:
-            continue
-        text = errors[0]["content"] if isinstance(errors[0]["content"], str) else json.dumps(errors[0]["content"])
-        after = run.messages[i + 1]["content"] if i + 1 < len(run.messages) else None
-        if after is None:
+        after = [b for i, _, b in placed if i == at + 1]
+        uses = [b for b in after if b["type"] == "tool_use"]
+        if at + 1 >= len(run.messages):
             move = f"none: the run stopped here ({run.stop_reason})"
-        elif any(b["type"] == "tool_use" for b in after):
-            move = "called " + "; ".join(f"{b['name']}({json.dumps(b['input'], ensure_ascii=False)})"
-                                         for b in after if b["type"] == "tool_use")
+        elif uses:
+            move = "called " + "; ".join(f"{b['name']}({json.dumps(b['input'], ensure_ascii=False)})" for b in uses)
         else:
             move = "replied: " + " ".join(b["text"] for b in after if b["type"] == "text")
-        return {"tool": names.get(errors[0]["tool_use_id"], "?"), "error": text, "move": move}
+        return {"tool": names.get(error["tool_use_id"], "?"), "error": result_text(error["content"]), "move": move}
     return None
 
 
@@ -123,18 +127,18 @@ class Playground:
 
     # --- reacting to the widgets ---------------------------------------------------------
 
-    def _mark_stale(self, _: Any = None) -> None:
+    def _mark_stale(self, _: object = None) -> None:
         if self.last_run is not None:  # the result below no longer matches the settings above
             self.status.value = "<b>Settings changed:</b> click Run; the result below is from the previous settings."
 
-    def _ticket_changed(self, _: Any = None) -> None:
+    def _ticket_changed(self, _: object = None) -> None:
         t = TICKETS[self.ticket.value]
         # The harness (not the model) reads the script to pick a sensible default tool to fail.
         first = t.faults[0].tool if t.faults else t.plan(faults=True).batches()[0][0].tool
         self.target.value = first
         self._target_changed()
 
-    def _target_changed(self, _: Any = None) -> None:
+    def _target_changed(self, _: object = None) -> None:
         kinds = [k for k in KINDS if _applies(self.target.value, k)]
         own = ", ".join(f"{f.kind} on {f.tool}" for f in TICKETS[self.ticket.value].faults) or "none; Atlas's own rules"
         keep = self.fault.value if self.fault.value in kinds else OWN
@@ -142,12 +146,12 @@ class Playground:
                               + [(f"{k}, every call to {self.target.value}", k) for k in kinds])
         self.fault.value = keep
 
-    def _style_changed(self, _: Any = None) -> None:
+    def _style_changed(self, _: object = None) -> None:
         composing = self.style.value == COMPOSE
         self.composer.layout.display = None if composing else "none"
         self.fault.disabled = composing
 
-    def _refresh_preview(self, _: Any = None) -> None:
+    def _refresh_preview(self, _: object = None) -> None:
         code = ErrorCode(self.code.value)
         self.retryable.value = RETRYABLE[code]
         branches = ", ".join(sorted(b.value for b in ALLOWED_BRANCHES[code]))
@@ -166,7 +170,7 @@ class Playground:
         except (ValueError, TypeError) as exc:  # the builder's words are the lesson; never a traceback
             return None, str(exc)
 
-    def _clicked(self, _: Any = None) -> None:
+    def _clicked(self, _: object = None) -> None:
         try:
             self.run()
         except Exception as exc:  # a widget callback's traceback lands in no cell; say it here instead
@@ -184,7 +188,7 @@ class Playground:
                 self.result.value = _box("The builder refuses this error", refusal, "#fde8e8")
                 return None
             s = atlas_session(ticket, style="contract", faults=False, seed=seed)
-            _fail_first_call(s, self.target.value, failure)
+            s.dispatcher.tools[self.target.value] = fail_first_call(s.dispatcher.tools[self.target.value], failure)
             return s
         chosen: bool | list[Fault] = (True if self.fault.value == OWN else False if self.fault.value == NONE
                                       else [always(self.target.value, self.fault.value)])
@@ -219,7 +223,7 @@ class Playground:
         rows += [("reason", r) for r in g.reasons]
         table = Table(rows, ["", ""], caption=f"{self.choice.source}. Graded against the ticket's expected outcome, "
                                               "which an injected failure can put out of reach.")
-        return table._repr_html_() + run._repr_html_()
+        return table._repr_html_() + run_html(run)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """The live panel, plus a static view of its settings: what a stored notebook shows before a run
@@ -252,23 +256,7 @@ class Playground:
                             f"{self.result.value}</div>")
 
 
-def _fail_first_call(session: Session, name: str, failure: ToolFailure) -> None:
-    """Make `name`'s first handler call raise `failure`; every later call is real Atlas."""
-    real = session.dispatcher.tools[name]
-    calls = [0]
-
-    def handler(args: dict[str, Any], ctx: CallContext) -> Any:
-        calls[0] += 1
-        if calls[0] == 1:
-            raise failure
-        return real.handler(args, ctx)
-
-    wrapped = copy.copy(real)  # not Tool(...): the schema was checked when the tool was built
-    wrapped.handler = handler
-    session.dispatcher.tools[name] = wrapped
-
-
-def _applies(tool: str, kind: str) -> bool:
+def _applies(tool: str, kind: FaultKind) -> bool:
     """Whether Fault accepts this kind on this tool (only list tools can come back empty); Fault decides."""
     try:
         always(tool, kind)
@@ -277,7 +265,7 @@ def _applies(tool: str, kind: str) -> bool:
     return True
 
 
-def _why(seen: dict[str, str], session: Session) -> str:
+def _why(seen: NextMove, session: Session) -> str:
     tools = session.dispatcher.tools
     schema = tools[seen["tool"]].input_schema if seen["tool"] in tools else {}
     r = read_error(seen["error"], tools=list(tools), arguments=schema.get("properties", {}))

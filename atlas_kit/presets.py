@@ -22,6 +22,7 @@ from .guard import SweepStopped, sweep_estimate
 from .offline import OFFLINE_MODEL, offline_client
 from .pricing import Estimate
 from .results import source_label
+from .types import Record
 from .stats import Comparison, compare_arms
 from .tables import Table
 
@@ -178,7 +179,7 @@ class PresetResult:
     """A preset's records (every model), its comparisons per model, and the audit it passed."""
 
     preset: Preset
-    records: list[dict[str, Any]]
+    records: list[Record]
     comparisons: dict[str, Comparison]
     audited: int  # (ticket, arm, seed) combinations audited
     stopped: str | None = None  # "budget" when the budget stopped it (rerun to resume)
@@ -222,7 +223,7 @@ def run_preset(preset: Preset | str = SELF_REFLECTIVE, *, models: Sequence[str] 
     if leaks:
         raise ValueError(f"the {p.name} design leaks answers in {len(leaks)} error text(s), so it would measure "
                          f"reading, not recovery; first: {leaks[0]}")
-    records: list[dict[str, Any]] = []
+    records: list[Record] = []
     left = budget_usd
     stopped = None
     for model in dict.fromkeys(m.strip() for m in models):
@@ -270,7 +271,7 @@ def _tokens(value: float) -> str:
     return "n/a (none correct)" if math.isinf(value) else f"{value:,.0f}"
 
 
-def preset_table(records: Sequence[dict[str, Any]], *, preset: Preset | str = SELF_REFLECTIVE) -> Table:
+def preset_table(records: Sequence[Record], *, preset: Preset | str = SELF_REFLECTIVE) -> Table:
     """Completion per (model, arm) with Wilson intervals, the difference, Fisher's and McNemar's p, tokens per
     success; then the paper's reported figures. The caption says where the runs came from."""
     p = _preset(preset)

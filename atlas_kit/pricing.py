@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .types import DEFAULT_MODEL
+
 __all__ = ["BATCH_DISCOUNT", "HIGH", "LOW", "PRICES", "PRICES_AS_OF", "Estimate", "Guess", "Price", "cost_usd",
            "estimate", "price_for", "price_note", "set_price"]
 
@@ -20,6 +22,8 @@ BATCH_DISCOUNT = 0.5  # the Message Batches API bills half the standard price
 
 @dataclass(frozen=True)
 class Price:
+    """US dollars per million input tokens and per million output tokens."""
+
     input_per_mtok: float
     output_per_mtok: float
 
@@ -33,7 +37,7 @@ PRICES: dict[str, Price] = {
 }
 # Offline runs are priced as if the default model had produced the same tokens, so a
 # cost bound behaves the same way in a simulation as in a live run.
-FALLBACK_MODEL = "claude-sonnet-5-5"
+FALLBACK_MODEL = DEFAULT_MODEL
 _NOTED: set[str] = set()
 
 
@@ -61,6 +65,7 @@ def price_note(model: str) -> str | None:
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:
+    """What these tokens cost at `model`'s price (the fallback model's when it has none), in US dollars."""
     price, _ = price_for(model)
     return (input_tokens * price.input_per_mtok + output_tokens * price.output_per_mtok) / 1_000_000
 

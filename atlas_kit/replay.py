@@ -6,7 +6,6 @@ condition's answer. Recording is in cassette.py (its names are re-exported here)
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
@@ -17,6 +16,7 @@ import httpx2
 from .cassette import (CASSETTE_FORMAT, EPISODE_HEADER, IGNORED_FIELDS, Cassette, RecordingTransport, answer_fields,
                        fingerprint, recording_client)
 from .transport import BASE_URL, PLACEHOLDER_KEY, APIFault, MessagesTransport
+from .types import JSONObject, canonical, content_blocks
 
 __all__ = [
     "CASSETTE_FORMAT",
@@ -40,6 +40,9 @@ def replay_client(cassette_or_path: Cassette | str | os.PathLike[str], *,
 @overload
 def replay_client(cassette_or_path: Cassette | str | os.PathLike[str], *,
                   async_: Literal[True]) -> anthropic.AsyncAnthropic: ...
+@overload
+def replay_client(cassette_or_path: Cassette | str | os.PathLike[str], *,
+                  async_: bool) -> anthropic.Anthropic | anthropic.AsyncAnthropic: ...
 def replay_client(
     cassette_or_path: Cassette | str | os.PathLike[str], *, async_: bool = False
 ) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
@@ -92,8 +95,12 @@ def _miss(why: str) -> APIFault:
 class _ReplayTransport(MessagesTransport):
     """The in-process API, answering from a `_Player` that also reads the request's episode header."""
 
-    def _call(self, body: dict[str, Any], request: httpx2.Request) -> Any:
-        return self.handler(body, request.headers.get(EPISODE_HEADER))
+    def __init__(self, player: _Player) -> None:
+        super().__init__(player)
+        self.player = player
+
+    def _call(self, body: JSONObject, request: httpx2.Request) -> Any:
+        return self.player(body, request.headers.get(EPISODE_HEADER))
 
 
 def _explain_miss(cassette: Cassette, body: dict[str, Any], nth: int) -> str:
@@ -145,22 +152,17 @@ def _first_difference(want: Any, got: Any, path: str = "") -> tuple[str, Any, An
     return path or "the request", want, got
 
 
-def _describe(message: Any) -> str:
+def _describe(message: object) -> str:
     if not isinstance(message, dict):
         return "absent"
-    content = message.get("content")
-    blocks = content if isinstance(content, list) else [{"type": "text"}]
-    kinds = [f"{b['type']} for {b.get('tool_use_id') or b.get('id')}" if b.get("type") in ("tool_result", "tool_use")
-             else str(b.get("type")) for b in blocks if isinstance(b, dict)]
+    kinds = [f"tool_result for {b['tool_use_id']}" if b["type"] == "tool_result" else
+             f"tool_use for {b['id']}" if b["type"] == "tool_use" else "text"
+             for b in content_blocks(message.get("content"))]
     return f"{message.get('role')}: {', '.join(kinds) or 'empty'}"
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _short(value: Any, limit: int = 80) -> str:
+def _short(value: object, limit: int = 80) -> str:
     if value is _ABSENT:
         return "(absent)"
-    text = _canonical(value)
+    text = canonical(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -7,18 +7,14 @@ it, and every exception is sorted into a reason. Taught in chapters 09 and 11.
 from __future__ import annotations
 
 import json
-import typing
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from .trace import redact
+from .types import API_STOP_REASONS, DEFAULT_MODEL, APIStopReason
 
 __all__ = ["API_STOP_REASONS", "FATAL", "APIFailure", "APIStopReason", "FailureReason", "Reply", "failure_from",
            "read_reply"]
-
-APIStopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal",
-                        "model_context_window_exceeded"]
-API_STOP_REASONS: tuple[str, ...] = typing.get_args(APIStopReason)
 
 FailureReason = Literal["authentication", "permission", "not_found", "rate_limit", "overloaded", "server_error",
                         "timeout", "connection", "bad_request", "too_large", "bad_body", "replay_miss", "other"]
@@ -29,7 +25,7 @@ RETRY_NOTE_HEADER = "x-atlas-retry"  # set by retries.BoundedRetry when it gave 
 _FIX: dict[str, str] = {
     "authentication": "the API refused the key: check ANTHROPIC_API_KEY (a valid key for this organisation)",
     "permission": "the key may not use this model or endpoint: check the key's workspace and model access",
-    "not_found": "the API does not know this model or endpoint: check the model name (e.g. claude-sonnet-5-5)",
+    "not_found": f"the API does not know this model or endpoint: check the model name (e.g. {DEFAULT_MODEL})",
     "rate_limit": "the API is rate-limiting this key: lower --concurrency or wait, then run again",
     "overloaded": "the API is overloaded: wait a few minutes, then run again",
     "server_error": "the API had an internal error: run again later",

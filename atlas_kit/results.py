@@ -11,23 +11,22 @@ import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO, Any, Iterable
+from typing import IO, Final, Iterable, Mapping, TypedDict, cast
 
-from .sources import SOURCE_KINDS, Source, SourceKind, kind_of_label
+from .atlas import Grade
 from .trace import redact
+from .types import (RECORD_FIELDS, SOURCE_KINDS, FailureNote, FinishedRun, Record, Source, SourceKind, events_of,
+                    kind_of_label)
 
-__all__ = ["API_FAILURE", "FIELDS", "HARNESS_ERROR", "Condition", "ResultsWriter", "check_source", "episode_key",
-           "harness_record", "read_records", "record_from_run", "record_kind", "repair", "source_label"]
+__all__ = ["API_FAILURE", "FIELDS", "HARNESS_ERROR", "Condition", "Record", "ResultsWriter", "check_source",
+           "episode_key", "harness_record", "read_records", "record_from_run", "record_kind", "repair", "source_label"]
 
-# Every record has exactly these keys, in this order (the condition's fields are flattened in).
-FIELDS = ("key", "experiment", "style", "faults", "break_loops", "profile", "model", "ticket", "trial", "seed",
-          "source", "source_kind", "source_date", "stop_reason", "correct", "labels", "hit_error", "error_codes",
-          "branches", "steps", "tool_calls", "input_tokens", "output_tokens", "cost_usd", "loop_detected",
-          "api_failure", "api_error", "harness_error")
+# Every record has exactly these keys, in this order (the condition's fields are flattened in): types.Record's.
+FIELDS = RECORD_FIELDS
 # The stop reason of an episode the harness itself could not finish (a bug, not the model's doing).
-HARNESS_ERROR = "harness_error"
+HARNESS_ERROR: Final = "harness_error"
 # The stop reason of an episode that ended at the API (the record's api_failure says why); a resume reruns it.
-API_FAILURE = "api_failure"
+API_FAILURE: Final = "api_failure"
 
 
 @dataclass(frozen=True)
@@ -41,6 +40,7 @@ class Condition:
     model: str
 
     def label(self) -> str:
+        """The condition as one string, the start of every episode key: model|style|faults=on|loops=on."""
         on = {True: "on", False: "off"}
         profile = f"|profile={self.profile}" if self.profile else ""
         return f"{self.model}|{self.style}|faults={on[self.faults]}|loops={on[self.break_loops]}{profile}"
@@ -55,21 +55,21 @@ def episode_key(condition: Condition, ticket: str, trial: int, *, seed: int | No
     return key if seed is None or seed == trial else f"{key}|s{seed}"
 
 
-def _origin(source: Any, model: str) -> Source | None:
+class _SourceFields(TypedDict):
+    source: str
+    source_kind: SourceKind | None
+    source_date: str | None
+
+
+def _source_fields(source: Source | str | None, model: str) -> _SourceFields:
     if isinstance(source, Source):
-        return source
-    kind = kind_of_label(str(source or ""))
-    return Source(kind, model) if kind else None
+        return {"source": source.label, "source_kind": source.kind, "source_date": source.date}
+    kind = kind_of_label(source)  # a bare label, from code written before sources were typed
+    return {"source": str(source or ""), "source_kind": kind, "source_date": None}
 
 
-def _source_fields(source: Any, model: str) -> dict[str, Any]:
-    origin = _origin(source, model)
-    label = origin.label if isinstance(source, Source) else str(source or "")
-    return {"source": label, "source_kind": origin.kind if origin else None, "source_date": origin.date if origin else None}
-
-
-def record_from_run(run: Any, grade: Any, *, condition: Condition, ticket: str, trial: int, seed: int,
-                    experiment: str = "") -> dict[str, Any]:
+def record_from_run(run: FinishedRun, grade: Grade, *, condition: Condition, ticket: str, trial: int, seed: int,
+                    experiment: str = "") -> Record:
     """Flatten a finished Run and its Grade into a record.
 
     hit_error: at least one tool error reached the model (an `error` trace event; a crashed tool is one too).
@@ -77,29 +77,29 @@ def record_from_run(run: Any, grade: Any, *, condition: Condition, ticket: str, 
     branch is "none" when the error named no next step. The branch is the situation's, whatever
     style worded it, so arms with different styles can be compared branch by branch.
     """
-    errors = run.trace.of_kind("error")
-    failure = getattr(run, "api_failure", None)
+    errors = events_of(run.trace, "error")
+    failure: FailureNote | None = getattr(run, "api_failure", None)  # an agent.Run's; an MCP episode has none
     return _record(
-        condition, ticket, trial, seed, experiment, **_source_fields(getattr(run, "origin", None) or run.source,
-                                                                     condition.model),
+        condition, ticket, trial, seed, experiment, **_source_fields(run.origin or run.source, condition.model),
         api_failure=failure.reason if failure else None, api_error=failure.line() if failure else None,
         stop_reason=run.stop_reason, correct=bool(grade.correct), labels=sorted(grade.labels),
         hit_error=bool(errors), error_codes=sorted({e["code"] for e in errors}),
         branches=sorted({e.get("branch") or "none" for e in errors}),
         steps=run.steps, tool_calls=run.tool_calls, input_tokens=run.input_tokens,
-        output_tokens=run.output_tokens, cost_usd=run.cost_usd, loop_detected=bool(run.trace.of_kind("loop_detected")),
+        output_tokens=run.output_tokens, cost_usd=run.cost_usd,
+        loop_detected=bool(events_of(run.trace, "loop_detected")),
     )
 
 
 def harness_record(exc: BaseException, *, condition: Condition, ticket: str, trial: int, seed: int,
-                   source: str | Source, experiment: str = "") -> dict[str, Any]:
+                   source: str | Source, experiment: str = "") -> Record:
     """The record of an episode that raised inside the harness: kept, so the sweep goes on and says so."""
     return _record(condition, ticket, trial, seed, experiment, **_source_fields(source, condition.model),
                    stop_reason=HARNESS_ERROR, harness_error=redact(f"{type(exc).__name__}: {exc}")[:500])
 
 
-def _record(condition: Condition, ticket: str, trial: int, seed: int, experiment: str, **fields: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
+def _record(condition: Condition, ticket: str, trial: int, seed: int, experiment: str, **fields: object) -> Record:
+    base: dict[str, object] = {
         "key": episode_key(condition, ticket, trial, seed=seed), "experiment": experiment, **asdict(condition),
         "ticket": ticket, "trial": trial, "seed": seed, "source": "", "source_kind": None, "source_date": None,
         "stop_reason": "", "correct": False, "labels": [], "hit_error": False, "error_codes": [], "branches": [],
@@ -107,7 +107,7 @@ def _record(condition: Condition, ticket: str, trial: int, seed: int, experiment
         "api_failure": None, "api_error": None, "harness_error": None,
     }
     base.update(fields)
-    return {name: base[name] for name in FIELDS}
+    return cast(Record, {name: base[name] for name in FIELDS})
 
 
 class ResultsWriter:
@@ -122,7 +122,8 @@ class ResultsWriter:
         repair(self.path)
         self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: Mapping[str, object]) -> None:
+        """Write one record (redacted) as a line, and flush it to disk before returning."""
         if self._file is None:
             raise ValueError(f"ResultsWriter for {self.path} is closed; open a new one to append.")
         # One write of the whole line, then flush and fsync: a kill can cut only this line, never an earlier one.
@@ -131,6 +132,7 @@ class ResultsWriter:
         os.fsync(self._file.fileno())
 
     def close(self) -> None:
+        """Close the file; a closed writer refuses to append."""
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -158,7 +160,7 @@ def repair(path: str | os.PathLike[str]) -> int:
     return len(data) - keep
 
 
-def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def read_records(path: str | os.PathLike[str]) -> list[Record]:
     """Every complete record in the file, one per key; [] when the file does not exist.
 
     The first copy of a key wins, except that a copy whose episode ended in an API failure gives way
@@ -170,7 +172,7 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         return []
     lines = path.read_bytes().split(b"\n")
     complete = lines[:-1]  # the piece after the last newline is empty, or a partial line
-    records: dict[str, dict[str, Any]] = {}
+    records: dict[str, Record] = {}
     for n, line in enumerate(complete, start=1):
         if not line.strip():
             continue
@@ -184,17 +186,16 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         earlier = records.get(record["key"])
         if earlier is None or earlier.get("stop_reason") == API_FAILURE:
             records.pop(record["key"], None)  # a rerun takes the place of the failed copy, at the end
-            records[record["key"]] = record
+            records[record["key"]] = cast(Record, record)
     return list(records.values())
 
 
-def record_kind(record: dict[str, Any]) -> SourceKind | None:
+def record_kind(record: Mapping[str, object]) -> SourceKind | None:
     """The record's source kind; for a record written before kinds were stored, read from its label's first word."""
-    kind = record.get("source_kind")
-    return kind if kind else kind_of_label(str(record.get("source") or ""))
+    return kind_of_label(record.get("source_kind")) or kind_of_label(record.get("source"))
 
 
-def check_source(records: Iterable[dict[str, Any]], source: Source, path: str | os.PathLike[str]) -> None:
+def check_source(records: Iterable[Mapping[str, object]], source: Source, path: str | os.PathLike[str]) -> None:
     """Refuse to add `source`'s episodes to a results file that holds another kind of source."""
     other = sorted({k for r in records if (k := record_kind(r)) and k != source.kind})
     if other:
@@ -202,12 +203,13 @@ def check_source(records: Iterable[dict[str, Any]], source: Source, path: str | 
                          "ones and resume from theirs. Use another --out or --name (out= in Python).")
 
 
-def _short_source(record: dict[str, Any]) -> str:
+def _short_source(record: Mapping[str, object]) -> str:
     """The typed source's short label; a label that is not the typed source's own (an old record, or one
     relabelled by hand) is shown as it stands."""
-    label, kind = str(record.get("source") or ""), record.get("source_kind")
+    label, date = str(record.get("source") or ""), record.get("source_date")
+    kind = kind_of_label(record.get("source_kind"))
     if kind in SOURCE_KINDS:
-        typed = Source(kind, str(record.get("model")), record.get("source_date"))
+        typed = Source(kind, str(record.get("model")), date if isinstance(date, str) else None)
         if typed.label == label:
             return typed.short
     if kind_of_label(label) == "simulated":
@@ -215,7 +217,7 @@ def _short_source(record: dict[str, Any]) -> str:
     return label or "unlabelled source"
 
 
-def source_label(records: Iterable[dict[str, Any]]) -> str:
+def source_label(records: Iterable[Mapping[str, object]]) -> str:
     """Where the records came from, for a chart title or a table: one source, or 'mixed: ...' naming each."""
     sources = sorted({_short_source(r) for r in records})
     if not sources:

@@ -15,9 +15,10 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import anthropic
+import httpx2
 
 from .replies import RETRY_NOTE_HEADER
 
@@ -107,7 +108,7 @@ def announce_waits(listener: Callable[[Wait], None]) -> Iterator[None]:
         _LISTENER.reset(token)
 
 
-def _retry_after(headers: Any) -> float | None:
+def _retry_after(headers: Mapping[str, str]) -> float | None:
     """retry-after-ms, else retry-after in seconds or as an HTTP date; None when absent or unreadable."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name)
@@ -125,10 +126,10 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
-def _retryable(response: Any) -> bool:
+def _retryable(response: httpx2.Response) -> bool:
     verdict = response.headers.get("x-should-retry")
     if verdict in ("true", "false"):
-        return verdict == "true"
+        return bool(verdict == "true")
     return response.status_code in (408, 409, 429) or response.status_code >= 500
 
 

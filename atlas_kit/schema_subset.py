@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from numbers import Number
 from typing import Any, Iterator
 
+from .types import JSONObject
+
 __all__ = ["SchemaError", "covers", "errors", "schema_problem"]
 
 # Keywords that only annotate: jsonschema without a format checker ignores them when validating.
@@ -31,16 +33,16 @@ class SchemaError:
     validator: str
     validator_value: Any
     path: tuple[str | int, ...]
-    schema: dict[str, Any]
+    schema: JSONObject
     message: str
 
 
-def covers(schema: Any) -> bool:
+def covers(schema: object) -> bool:
     """True when every keyword in `schema` (recursively) is one this module implements."""
     return _covers(schema)
 
 
-def _covers(schema: Any) -> bool:
+def _covers(schema: object) -> bool:
     if isinstance(schema, bool):
         return True
     if not isinstance(schema, dict) or not set(schema) <= _CHECKED | _ANNOTATIONS:
@@ -54,7 +56,7 @@ def _covers(schema: Any) -> bool:
     return all(_covers(s) for s in subs)
 
 
-def _is(instance: Any, kind: str) -> bool:
+def _is(instance: object, kind: str) -> bool:
     if kind == "object":
         return isinstance(instance, dict)
     if kind == "array":
@@ -72,7 +74,7 @@ def _is(instance: Any, kind: str) -> bool:
     return kind == "number" and isinstance(instance, Number)
 
 
-def _equal(one: Any, two: Any) -> bool:
+def _equal(one: object, two: object) -> bool:
     # jsonschema's equality: True is not 1 and False is not 0 (enum and const values here are scalars).
     if one is two:
         return True
@@ -128,7 +130,7 @@ def _iter(schema: Any, instance: Any, path: tuple[str | int, ...]) -> Iterator[S
                 yield from _iter(value, item, (*path, index))
 
 
-def _sized(instance: Any, key: str) -> bool:
+def _sized(instance: object, key: str) -> bool:
     return isinstance(instance, str) if key.endswith("Length") else isinstance(instance, list)
 
 
@@ -144,17 +146,17 @@ def _bound(key: str, value: Any, instance: Any) -> str | None:
     return None
 
 
-def errors(schema: dict[str, Any], instance: Any) -> list[SchemaError]:
+def errors(schema: JSONObject, instance: object) -> list[SchemaError]:
     """Every error, in jsonschema's order, for a schema `covers` accepts."""
     return list(_iter(schema, instance, ()))
 
 
-def schema_problem(schema: Any) -> str | None:
+def schema_problem(schema: object) -> str | None:
     """What makes a covered schema invalid JSON Schema (draft 2020-12), or None."""
     return _problem(schema, "schema")
 
 
-def _problem(schema: Any, where: str) -> str | None:
+def _problem(schema: object, where: str) -> str | None:
     if isinstance(schema, bool):
         return None
     if not isinstance(schema, dict):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .metrics import Z95, Rate, success, usable, wilson
+from .types import Record
 
 __all__ = ["EPISODE_FIELDS", "Comparison", "PairedDifference", "TokensPerSuccess", "compare_arms", "fisher_exact",
            "mcnemar_exact", "newcombe_paired", "paired_difference", "pair_records", "tokens_per_success"]
@@ -114,7 +115,7 @@ def paired_difference(pairs: Iterable[tuple[bool, bool]]) -> PairedDifference:
     return PairedDifference(*cells)
 
 
-def pair_records(records: Iterable[dict[str, Any]], *, by: str = "style", a: Any, b: Any,
+def pair_records(records: Iterable[Record], *, by: str = "style", a: Any, b: Any,
                  on: Sequence[str] = EPISODE_FIELDS) -> list[tuple[bool, bool]]:
     """(a correct, b correct) for every episode run in both arms: records equal on `on` except `by`.
 
@@ -125,12 +126,13 @@ def pair_records(records: Iterable[dict[str, Any]], *, by: str = "style", a: Any
     keys = [f for f in on if f != by]
     arms: dict[Any, dict[tuple[Any, ...], bool]] = {a: {}, b: {}}
     for r in usable(records):
-        if r.get(by) in arms:
+        arm = r.get(by)
+        if arm in arms:
             key = tuple(r.get(f) for f in keys)
-            if key in arms[r[by]]:
-                raise ValueError(f"two records are the same episode in arm {r[by]!r} ({dict(zip(keys, key))}); "
+            if key in arms[arm]:
+                raise ValueError(f"two records are the same episode in arm {arm!r} ({dict(zip(keys, key))}); "
                                  "pair one run of each episode per arm.")
-            arms[r[by]][key] = bool(r["correct"])
+            arms[arm][key] = bool(r["correct"])
     return [(arms[a][k], arms[b][k]) for k in sorted(arms[a], key=repr) if k in arms[b]]
 
 
@@ -151,7 +153,7 @@ class TokensPerSuccess:
         return f"{self.value:,.0f} [{low:,.0f}, {high:,.0f}] tokens per correct episode ({self.successes}/{self.episodes})"
 
 
-def tokens_per_success(records: Iterable[dict[str, Any]], *, z: float = Z95) -> TokensPerSuccess:
+def tokens_per_success(records: Iterable[Record], *, z: float = Z95) -> TokensPerSuccess:
     """R = sum(tokens) / sum(correct), tokens = input + output, with a delta-method interval for a ratio.
 
     Var(R) ~ sum((t_i - R·s_i)²) / (n(n-1)·mean(s)²) (Cochran, Sampling Techniques, 1977, sec. 6.4); the
@@ -194,7 +196,7 @@ class Comparison:
         return "\n".join(lines)
 
 
-def compare_arms(records: Sequence[dict[str, Any]], *, by: str = "style", a: Any, b: Any) -> Comparison:
+def compare_arms(records: Sequence[Record], *, by: str = "style", a: Any, b: Any) -> Comparison:
     """Compare arm a with arm b on success: the paired difference and McNemar's p over the episodes both
     ran, and Fisher's exact p over all of each arm's episodes (the test to read when nothing pairs)."""
     ra, rb = ([r for r in records if r.get(by) == arm] for arm in (a, b))

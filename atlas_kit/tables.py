@@ -1,17 +1,22 @@
-"""A small table that renders as HTML in Jupyter and as aligned text elsewhere.
+"""A small table that renders as HTML in Jupyter and as aligned text elsewhere, and the course's tables.
 
 The chapters show before-and-after comparisons and sweep summaries with it; no pandas needed.
 Its text form is what nbval compares, so figures in it are checked. A cell is never cut inside a
 word or a number: long text is shortened at a space (`clip`), and floats keep every digit.
+metrics.py and implicit.py compute the rows; `recovery_table` and `cell_table` here show them.
 """
 from __future__ import annotations
 
 import math
 import re
 from html import escape
-from typing import Any, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
-__all__ = ["Table", "keep_dollars", "shorten"]
+from .implicit import cell_rows
+from .metrics import recovery_rows
+from .types import Record, TableRows
+
+__all__ = ["Table", "cell_table", "keep_dollars", "recovery_table", "shorten"]
 
 ELLIPSIS = " …"
 
@@ -23,7 +28,7 @@ class Table:
     column, or {column: width}); None keeps every cell whole. The HTML form shows the same cells.
     """
 
-    def __init__(self, rows: Sequence[Sequence[Any]], columns: Sequence[str], *, caption: str = "",
+    def __init__(self, rows: Sequence[Sequence[object]], columns: Sequence[str], *, caption: str = "",
                  clip: int | Mapping[str, int] | None = None) -> None:
         self.columns = [str(c) for c in columns]
         widths = _widths(clip, self.columns)
@@ -37,7 +42,9 @@ class Table:
     def __repr__(self) -> str:
         lines = [[c.splitlines() or [""] for c in row] for row in self.rows]
         widths = [max([len(c)] + [len(part) for r in lines for part in r[i]]) for i, c in enumerate(self.columns)]
-        line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+        def line(cells: Sequence[str]) -> str:
+            return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
         out = [line(self.columns), line(["-" * w for w in widths])]
         for row in lines:  # a cell with line breaks continues on the next lines, in its own column
             out += [line([c[k] if k < len(c) else "" for c in row]) for k in range(max(len(c) for c in row))]
@@ -49,6 +56,11 @@ class Table:
                        for r in self.rows)
         caption = f"<caption style='caption-side:bottom;text-align:left'>{_html(self.caption)}</caption>" if self.caption else ""
         return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    @classmethod
+    def of(cls, rows: TableRows) -> Table:
+        """The table of rows a metric computed (types.TableRows: columns, rows, caption)."""
+        return cls(rows.rows, rows.columns, caption=rows.caption)
 
 
 def shorten(text: str, width: int) -> str:
@@ -82,7 +94,19 @@ def _widths(clip: int | Mapping[str, int] | None, columns: list[str]) -> list[in
     raise ValueError(f"clip should be a width in characters or {{column: width}}; got {clip!r}.")
 
 
-def _cell(value: Any, width: int | None) -> str:
+def recovery_table(records: Sequence[Record], *, by: Sequence[str] = ("style",)) -> Table:
+    """Recovery and success per group, each with its Wilson 95% interval, captioned with the data's source
+    (metrics.recovery_rows computes it)."""
+    return Table.of(recovery_rows(records, by=by))
+
+
+def cell_table(records: Iterable[Record], *, by: str = "style") -> Table:
+    """Recovery and silently wrong answers per cell of the 2x2 and arm, with Wilson 95% intervals, captioned
+    (implicit.cell_rows computes it)."""
+    return Table.of(cell_rows(list(records), by=by))
+
+
+def _cell(value: object, width: int | None) -> str:
     text = _number(value) if isinstance(value, float) else str(value)
     return shorten(text, width) if width is not None and len(text) > width else text
 

@@ -12,7 +12,7 @@ import logging
 import threading
 from dataclasses import dataclass, field, replace
 from types import CodeType, TracebackType
-from typing import Any, Callable, Union, overload
+from typing import Any, Callable, Mapping, TypeVar, Union, cast, overload
 
 import pydantic
 from anthropic import beta_async_tool, beta_tool
@@ -23,6 +23,7 @@ from .arguments import ArgumentProblem, check_arguments
 from .dispatch import LoopBreak, LoopBreaker, args_key, argument_error, canonical_args, crash_error
 from .errors import Branch, ErrorCode, Next, ToolError, ToolFailure, say, stop, tool_error
 from .trace import Trace
+from .types import result_text
 
 __all__ = [
     "BREAKER_MESSAGE", "ContractAsyncFunctionTool", "ContractFunctionTool", "Conversation", "DEFAULT_NEXT",
@@ -88,7 +89,7 @@ class Conversation:
 
     # --- used by the tools ------------------------------------------------------
 
-    def _refusal(self, tool: str, args: Any) -> str | None:
+    def _refusal(self, tool: str, args: object) -> str | None:
         """The breaker's answer when this (tool, args) already tripped it: the call is not run again."""
         with self._lock:
             code = self._tripped.get((tool, args_key(args)))
@@ -98,7 +99,7 @@ class Conversation:
         self.trace.add("refused", tool=tool, args_key=args_key(args), code=code, count=brk.count if brk else None)
         return _breaker_content(brk.count if brk else self.loop_threshold)
 
-    def _failed(self, tool: str, args: Any, err: ToolError, *, detail: str, crashed: bool = False) -> str:
+    def _failed(self, tool: str, args: object, err: ToolError, *, detail: str, crashed: bool = False) -> str:
         """Record one failure and return the content the model reads: the error's body, or the breaker's."""
         self.trace.add("error", tool=tool, code=err.code.value, branch=err.next.branch.value if err.next else None,
                        detail=detail, crashed=crashed)
@@ -108,7 +109,7 @@ class Conversation:
                 self._tripped[(tool, brk.args_key)] = brk.error
                 self.loop_break = self.loop_break or brk
         if brk is None:
-            return err.block()["content"]
+            return result_text(err.block()["content"])
         self.trace.add("loop_detected", tool=tool, args_key=brk.args_key, code=brk.error, count=brk.count, acted=True)
         self.logger.warning("loop breaker: %s failed with %s %d times on the same arguments", tool, brk.error, brk.count)
         return _breaker_content(brk.count)
@@ -116,7 +117,7 @@ class Conversation:
 
 def _breaker_content(count: int) -> str:
     err = tool_error(_NO_ID, ErrorCode.LIMIT_EXCEEDED, say(BREAKER_MESSAGE, count=count), next=_BREAKER_NEXT)
-    return err.block()["content"]
+    return result_text(err.block()["content"])
 
 
 class ContractFunctionTool(BetaFunctionTool[Any]):
@@ -237,14 +238,18 @@ def contract_async_tool(
     return make(func) if func is not None else make
 
 
-def _adopt(tool: Any, cls: type[Any], conversation: Conversation | None) -> Any:
+_Adopted = TypeVar("_Adopted", ContractFunctionTool, ContractAsyncFunctionTool)
+
+
+def _adopt(tool: object, cls: type[_Adopted], conversation: Conversation | None) -> _Adopted:
     # beta_tool builds the tool (schema from the signature, @contextmanager tools and all); only how it fails
     # changes, so the object becomes the contract subclass in place: still the SDK's own tool type.
     if conversation is not None and not isinstance(conversation, Conversation):
         raise TypeError(f"conversation must be a Conversation, got {type(conversation).__name__}.")
     tool.__class__ = cls
-    tool.conversation = conversation or Conversation()
-    return tool
+    adopted = cast(_Adopted, tool)
+    adopted.conversation = conversation or Conversation()
+    return adopted
 
 
 def _ran(exc: BaseException, func: Callable[..., Any]) -> bool:
@@ -261,11 +266,10 @@ def _frames(tb: TracebackType | None, code: CodeType) -> bool:
     return False
 
 
-def _from_pydantic(err: pydantic.ValidationError, schema: Any) -> ArgumentProblem:
+def _from_pydantic(err: pydantic.ValidationError, schema: Mapping[str, Any]) -> ArgumentProblem:
     """For what pydantic refuses and the schema allows (a date, a custom validator): the argument, never its value."""
     props = dict(schema.get("properties") or {})
-    first = err.errors()[0] if err.error_count() else {}
-    loc = first.get("loc") or ()
+    loc = err.errors()[0]["loc"] if err.error_count() else ()
     name = loc[0] if loc and isinstance(loc[0], str) and loc[0] in props else None
     if name is None:
         accepted = ", ".join(sorted(props)) or "none"

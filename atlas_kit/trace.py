@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping, TypeVar, cast, overload
+
+from .types import EventKind, TraceEvent, events_of
 
 __all__ = ["Trace", "looks_secret", "redact"]
 
@@ -36,11 +38,27 @@ def looks_secret(text: str) -> bool:
     return bool(_SECRET.search(text) or _RANDOM.search(text))
 
 
-def redact(value: Any) -> Any:
-    """Return `value` with every key-like string replaced by a marker, recursively."""
+_Shape = TypeVar("_Shape", bound=Mapping[str, object])
+_Item = TypeVar("_Item")
+
+
+@overload
+def redact(value: str) -> str: ...
+@overload
+def redact(value: _Shape) -> _Shape: ...
+@overload
+def redact(value: list[_Item] | tuple[_Item, ...]) -> list[_Item]: ...
+@overload
+def redact(value: object) -> Any: ...
+def redact(value: object) -> Any:
+    """Return `value` with every key-like string replaced by a marker, recursively.
+
+    Strings, mappings (a record keeps its keys), lists and numbers keep their shape; anything else becomes
+    its redacted str().
+    """
     if isinstance(value, str):
         return _SECRET.sub("[redacted]", value)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): redact(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [redact(v) for v in value]
@@ -51,23 +69,24 @@ def redact(value: Any) -> Any:
 
 @dataclass
 class Trace:
-    """An append-only list of events; `kind` names the event, the rest are its fields."""
+    """An append-only list of events (types.TraceEvent); `kind` names the event, the rest are its fields."""
 
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[TraceEvent] = field(default_factory=list)
 
-    def add(self, kind: str, **fields: Any) -> dict[str, Any]:
-        event = {"seq": len(self.events), "kind": kind, **redact(fields)}
+    def add(self, kind: EventKind, **fields: object) -> TraceEvent:
+        """Append one event, its fields redacted, numbered by `seq`; returns it."""
+        event = cast(TraceEvent, {"seq": len(self.events), "kind": kind, **redact(fields)})
         self.events.append(event)
         return event
 
-    def of_kind(self, kind: str) -> list[dict[str, Any]]:
-        return [e for e in self.events if e["kind"] == kind]
+    of_kind = events_of  # trace.of_kind("error") is a list of ErrorEvent, and so on for each kind
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[TraceEvent]:
         return iter(self.events)
 
     def __len__(self) -> int:
         return len(self.events)
 
     def to_json(self) -> str:
+        """Every event as one JSON array."""
         return json.dumps(self.events, ensure_ascii=False)

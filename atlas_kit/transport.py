@@ -12,10 +12,13 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Union
+from typing import Any, Callable, Iterable, Mapping, Union, cast
 
 import anthropic
 import httpx2
+
+from .types import API_STOP_REASONS, Block, JSONObject, MessageBody, canonical
+from .types import content_blocks as _blocks_in
 
 __all__ = [
     "BASE_URL",
@@ -40,9 +43,6 @@ PLACEHOLDER_KEY = "in-process-no-key"
 BASE_URL = "http://atlas.invalid"
 CHARS_PER_TOKEN = 4
 
-_STOP_REASONS = frozenset(
-    {"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal", "model_context_window_exceeded"}
-)
 # The `error.type` the real API sends with each status; anything else >= 500 is api_error.
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -56,7 +56,7 @@ _ERROR_TYPES = {
     529: "overloaded_error",
 }
 
-Handler = Callable[[dict[str, Any]], Any]
+Handler = Callable[[JSONObject], Any]
 """`handler(request_body) -> response_body`; it may also return a `RawAnswer` or raise `APIFault`."""
 
 
@@ -96,7 +96,7 @@ class HandlerError(anthropic.AnthropicError):
     """
 
 
-Answer = Union[dict, APIFault, RawAnswer, BaseException]
+Answer = Union[JSONObject, APIFault, RawAnswer, BaseException]
 """One scripted answer: a response body, a fault, raw bytes, or an exception to raise."""
 
 
@@ -161,22 +161,22 @@ def _fault(fault: APIFault) -> httpx2.Response:
 
 
 def message_body(
-    content_blocks: list[dict[str, Any]],
+    content_blocks: Iterable[Block | JSONObject],
     *,
     model: str,
     stop_reason: str,
     usage: Mapping[str, int] | None = None,
     id: str | None = None,
     request: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """A valid Messages API response body.
+) -> MessageBody:
+    """A valid Messages API response body (types.MessageBody).
 
     Without `usage`, output tokens are estimated from the content and input tokens from
     `request` (0 when no request is given). Without `id`, one is derived from the content,
     so the same answer always has the same id and stored notebook outputs stay stable.
     """
-    if stop_reason not in _STOP_REASONS:
-        raise ValueError(f"stop_reason must be one of {', '.join(sorted(_STOP_REASONS))}; got {stop_reason!r}.")
+    if stop_reason not in API_STOP_REASONS:
+        raise ValueError(f"stop_reason must be one of {', '.join(sorted(API_STOP_REASONS))}; got {stop_reason!r}.")
     blocks = list(content_blocks)
     for i, block in enumerate(blocks):
         if not isinstance(block, dict) or "type" not in block:
@@ -188,9 +188,9 @@ def message_body(
             "output_tokens": estimate_tokens("".join(_block_texts(blocks))),
         }
     if id is None:
-        digest = hashlib.sha256(_canonical({"model": model, "content": blocks}).encode()).hexdigest()
+        digest = hashlib.sha256(canonical({"model": model, "content": blocks}).encode()).hexdigest()
         id = f"msg_{digest[:24]}"
-    return {
+    return cast(MessageBody, {
         "id": id,
         "type": "message",
         "role": "assistant",
@@ -199,7 +199,7 @@ def message_body(
         "stop_reason": stop_reason,
         "stop_sequence": None,
         "usage": dict(usage),
-    }
+    })
 
 
 def estimate_tokens(text: str) -> int:
@@ -223,26 +223,21 @@ def request_tokens(body: Mapping[str, Any]) -> int:
         content = message.get("content")
         parts.extend([content] if isinstance(content, str) else _block_texts(content or []))
     for tool in body.get("tools") or []:
-        parts.extend([tool.get("name", ""), tool.get("description", ""), _canonical(tool.get("input_schema", {}))])
+        parts.extend([tool.get("name", ""), tool.get("description", ""), canonical(tool.get("input_schema", {}))])
     return estimate_tokens("".join(parts))
 
 
-def _block_texts(blocks: Iterable[Any]) -> list[str]:
+def _block_texts(blocks: object) -> list[str]:
     texts: list[str] = []
-    for block in blocks:
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "text":
+    for block in _blocks_in(blocks):
+        if block["type"] == "text":
             texts.append(block.get("text", ""))
-        elif kind == "tool_use":
-            texts.extend([block.get("name", ""), _canonical(block.get("input", {}))])
-        elif kind == "tool_result":
+        elif block["type"] == "tool_use":
+            texts.extend([block.get("name", ""), canonical(block.get("input", {}))])
+        else:
             content = block.get("content", "")
             texts.extend([content] if isinstance(content, str) else _block_texts(content))
     return texts
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass

@@ -20,11 +20,35 @@ structured=True the same body also goes in `structuredContent`. Text that is no 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Mapping, TypedDict, cast
 
-from .errors import RETRYABLE, Branch, ErrorCode, Next, ToolError, tool_error
+from .errors import RETRYABLE, Branch, ErrorBody, ErrorCode, Next, ToolError, tool_error
+from .types import TextBlock
 
-__all__ = ["from_article", "text_to_mcp", "to_article", "to_mcp"]
+__all__ = ["ArticleBody", "MCPResult", "from_article", "text_to_mcp", "to_article", "to_mcp"]
+
+
+class _ArticleFields(TypedDict):
+    code: str
+    message: str
+    retryable: bool
+
+
+class ArticleBody(_ArticleFields, total=False):
+    """The article's error body: code, message, retryable, and a suggested_fix when there is one."""
+
+    suggested_fix: str
+
+
+class _MCPResultFields(TypedDict):
+    content: list[TextBlock]
+    isError: bool
+
+
+class MCPResult(_MCPResultFields, total=False):
+    """An MCP `CallToolResult` as a dict: text content, the isError flag, and structuredContent if asked for."""
+
+    structuredContent: ErrorBody
 
 _TO_ARTICLE = {ErrorCode.NOT_PERMITTED: "permission_denied"}
 _FROM_ARTICLE = {
@@ -34,9 +58,9 @@ _FROM_ARTICLE = {
 }
 
 
-def to_article(error: ToolError) -> dict[str, Any]:
+def to_article(error: ToolError) -> ArticleBody:
     """The article's four-field body for the same error."""
-    body: dict[str, Any] = {
+    body: ArticleBody = {
         "code": _TO_ARTICLE.get(error.code, error.code.value),
         "message": error.message,
         "retryable": error.retryable,
@@ -46,11 +70,11 @@ def to_article(error: ToolError) -> dict[str, Any]:
     return body
 
 
-def from_article(tool_use_id: str, body: dict[str, Any]) -> ToolError:
+def from_article(tool_use_id: str, body: Mapping[str, object]) -> ToolError:
     """Read an article-style body into a contract error; unknown codes are refused, not guessed."""
     if not isinstance(body, dict) or "code" not in body or "message" not in body:
         raise ValueError("body must be a dict with at least 'code' and 'message' (the article's schema).")
-    code = _FROM_ARTICLE.get(body["code"])
+    code = _FROM_ARTICLE.get(str(body["code"]))
     if code is None:
         known = ", ".join(sorted(_FROM_ARTICLE))
         raise ValueError(f"body['code'] is not a code this contract maps; use one of: {known}.")
@@ -60,20 +84,20 @@ def from_article(tool_use_id: str, body: dict[str, Any]) -> ToolError:
         nxt = Next(Branch.STOP, "Tell the customer the service is busy and the request was not completed.")
     elif body.get("suggested_fix"):
         branch = Branch.RETRY_CHANGED if RETRYABLE[code] else Branch.STOP
-        nxt = Next(branch, body["suggested_fix"])
-    return tool_error(tool_use_id, code, body["message"], next=nxt)
+        nxt = Next(branch, cast(str, body["suggested_fix"]))  # Next and tool_error refuse what is not a sentence
+    return tool_error(tool_use_id, code, cast(str, body["message"]), next=nxt)
 
 
-def to_mcp(error: ToolError, *, structured: bool = False) -> dict[str, Any]:
+def to_mcp(error: ToolError, *, structured: bool = False) -> MCPResult:
     """An MCP `CallToolResult`: the body as text content, flagged with isError; `structured` adds it as structuredContent."""
     body = error.body()
-    result: dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(body, ensure_ascii=False)}], "isError": True}
+    result: MCPResult = {"content": [{"type": "text", "text": json.dumps(body, ensure_ascii=False)}], "isError": True}
     if structured:
         result["structuredContent"] = body
     return result
 
 
-def text_to_mcp(text: str, *, is_error: bool) -> dict[str, Any]:
+def text_to_mcp(text: str, *, is_error: bool) -> MCPResult:
     """An MCP `CallToolResult` holding `text` as it is: a success, or an error worded outside the contract."""
     if not isinstance(text, str):
         raise TypeError(f"text_to_mcp takes the result's text, a str; got {type(text).__name__}. Serialise it first.")

@@ -7,6 +7,7 @@ import json
 import httpx2
 import pytest
 
+from atlas_kit import display  # noqa: F401  # str(run) and a notebook's run render through the display layer
 from atlas_kit import errors as E
 from atlas_kit.agent import Bounds, Task, arun_agent, run_agent
 from atlas_kit.dispatch import Dispatcher, RetryPolicy, Tool

@@ -36,7 +36,7 @@ from atlas_kit.metrics import usable
 from atlas_kit.offline import OFFLINE_MODEL
 from atlas_kit.replies import failure_from, read_reply
 from atlas_kit.results import API_FAILURE, read_records
-from atlas_kit.sources import Source
+from atlas_kit.types import Source
 from atlas_kit.transport import APIFault, message_body
 
 SMALL = dict(name="b", styles=("raw", "contract"), faults=(True, False), tickets=("T01", "T04", "T09", "T19", "T22"),

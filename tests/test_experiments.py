@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-import atlas_kit.experiments as X
+import atlas_kit.episodes as episodes
 from atlas_kit.agent import run_agent
 from atlas_kit.atlas import atlas_session, grade
 from atlas_kit.experiments import Episode, arun_episodes, plan, run_episode, run_experiment
@@ -75,14 +75,14 @@ def test_offline_sweeps_are_deterministic_and_seeded_per_trial(tmp_path):
 
 
 def test_one_failing_episode_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
-    real = X.grade
+    real = episodes.grade  # episodes.episode_record grades every way of running an episode
 
     def flaky(run):
         if run.ticket.id == "T04":
             raise RuntimeError("grader bug")
         return real(run)
 
-    monkeypatch.setattr(X, "grade", flaky)
+    monkeypatch.setattr(episodes, "grade", flaky)
     records = run_experiment(**TINY, out=tmp_path / "r.jsonl")
     broken = [r for r in records if r["stop_reason"] == HARNESS_ERROR]
     assert len(records) == 8 and len(broken) == 4 and {r["ticket"] for r in broken} == {"T04"}

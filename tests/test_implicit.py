@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from atlas_kit.atlas import CELLS, IMPLICIT_TICKETS
-from atlas_kit.implicit import cell_table, recovery_by_cell, sweep, ticket_cell
+from atlas_kit.implicit import recovery_by_cell, sweep, ticket_cell
+from atlas_kit.tables import cell_table
 from atlas_kit.metrics import wilson
 from atlas_kit.results import Condition, episode_key
 

@@ -7,6 +7,7 @@ import math
 import pytest
 from live_api import FAKE_KEY, LocalAPI
 
+from atlas_kit import display  # noqa: F401  # str(run) and a notebook's run render through the display layer
 from atlas_kit import errors as E
 from atlas_kit.agent import Bounds, run_agent
 from atlas_kit.atlas import atlas_session
@@ -36,12 +37,12 @@ def test_redact_leaves_ids_counts_and_fingerprints_alone(plain):
 
 
 def test_a_harness_error_is_redacted_before_it_is_written(tmp_path, monkeypatch):
-    import atlas_kit.experiments as X
+    import atlas_kit.episodes as episodes  # episode_record grades every way of running an episode
 
     def leaky(run):
         raise RuntimeError(f"grader could not log in with {PASSWORD} and {FAKE_KEY}")
 
-    monkeypatch.setattr(X, "grade", leaky)
+    monkeypatch.setattr(episodes, "grade", leaky)
     out = tmp_path / "r.jsonl"
     records = run_experiment(name="leak", styles=("raw",), faults=(True,), tickets=("T01",), trials=1, out=out,
                              progress=False)

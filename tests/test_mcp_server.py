@@ -18,7 +18,8 @@ from atlas_kit.atlas import TICKETS, atlas_session, ticket  # noqa: E402
 from atlas_kit.atlas.styles import CASES, catalogue  # noqa: E402
 from atlas_kit.errors import error_schema  # noqa: E402
 from atlas_kit.mcp_server import INVALID_PARAMS, AtlasMCP  # noqa: E402
-from atlas_kit.metrics import recovery, recovery_table, usable  # noqa: E402
+from atlas_kit.metrics import recovery, usable  # noqa: E402
+from atlas_kit.tables import recovery_table  # noqa: E402
 from atlas_kit.results import HARNESS_ERROR, read_records, source_label  # noqa: E402
 
 SCHEMA = error_schema()

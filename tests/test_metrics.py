@@ -7,8 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from atlas_kit.metrics import (Rate, failure_modes, groups, paired_recovery, pass_k, per_ticket, recovery,
-                               recovery_table, success, usable, wilson)
+                               recovery_rows, success, usable, wilson)
 from atlas_kit.results import HARNESS_ERROR
+from atlas_kit.tables import recovery_table
 
 Z2 = 1.959963984540054 ** 2
 
@@ -140,6 +141,15 @@ def test_recovery_table_shows_source_groups_and_intervals():
     assert table.rows[0][:4] == ["contract", "1", "1", "100% [21%, 100%]"]
     assert table.rows[1][:4] == ["raw", "1", "1", "0% [0%, 79%]"]
     assert "contract  1" in repr(table)  # the text form a terminal and nbval see
+
+
+def test_recovery_rows_are_the_tables_content_before_any_formatting():
+    records = [ep(style="raw", correct=False), ep(style="contract", correct=True, trial=1)]
+    rows = recovery_rows(records, by=("style",))
+    assert rows.columns == recovery_table(records).columns
+    assert rows.rows[0][:3] == ["contract", 1, 1] and rows.rows[1][3] == Rate(0, 1).brief == "0% [0%, 79%]"
+    assert rows.caption == recovery_table(records).caption
+    assert Rate(0, 0).brief == "n/a" and Rate(2, 2).brief == "100% [34%, 100%]"
 
 
 def test_groups_by_a_tuple_expands_list_valued_fields():

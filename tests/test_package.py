@@ -4,19 +4,9 @@ import ast
 from pathlib import Path
 
 import atlas_kit
+from atlas_kit.layers import LAYERS, layer_of
 
 PKG = Path(atlas_kit.__file__).parent
-
-# Layers, lowest first: a module may import only from its own layer or below.
-LAYERS = [
-    {"trace", "errors", "arguments", "schema_subset", "vocab"},
-    {"dispatch", "tool_runner"},
-    {"atlas"},
-    {"transport", "replay", "reading", "planner", "offline", "models", "agent", "pricing", "display", "tables"},
-    {"metrics", "experiments", "results", "mcp_episode", "mcp_server", "mcp_host"},
-    {"charts", "widgets", "playground", "checks", "course", "cli", "__main__", "__init__"},
-]
-
 
 def test_all_is_sorted_and_complete():
     assert atlas_kit.__all__ == sorted(atlas_kit.__all__)
@@ -27,27 +17,109 @@ def test_all_is_sorted_and_complete():
     assert public <= set(atlas_kit.__all__), public - set(atlas_kit.__all__)
 
 
-def _layer(module: str) -> int:
-    for i, layer in enumerate(LAYERS):
-        if module in layer:
-            return i
-    raise AssertionError(f"atlas_kit/{module}: add it to a layer in tests/test_package.py")
+def _imports(path: Path, rel: Path | None = None) -> list[tuple[str, int]]:
+    """(the atlas_kit module imported, line) for every relative import in `path`, wherever it sits
+    (module level, inside a function, under TYPE_CHECKING): all of them are dependencies.
+    `rel` is the file's place in the package (default: where it is under atlas_kit/)."""
+    rel = rel or path.relative_to(PKG)
+    package = list(rel.parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level and node.level - 1 <= len(package):
+            names = [*package[: len(package) - (node.level - 1)], *(node.module.split(".") if node.module else [])]
+            if node.module:
+                found.append((".".join(names), node.lineno))
+            else:  # `from . import ch00`: each name is a module (or a name in the package itself)
+                found.extend((".".join([*names, alias.name]), node.lineno) for alias in node.names)
+    return found
+
+
+def _top(dotted: str) -> str:
+    return dotted.split(".")[0] if dotted else "__init__"
+
+
+def test_every_module_is_in_exactly_one_layer_and_every_listed_one_exists():
+    listed = [m for _, modules in LAYERS for m in modules]
+    assert len(listed) == len(set(listed)), "a module is listed in two layers of atlas_kit/layers.py"
+    present = {p.stem if p.parent == PKG else p.relative_to(PKG).parts[0] for p in PKG.rglob("*.py")}
+    assert present - set(listed) == set(), f"add these to a layer in atlas_kit/layers.py: {present - set(listed)}"
+    assert set(listed) - present == set(), f"atlas_kit/layers.py lists modules that do not exist: {set(listed) - present}"
+
+
+def _upward(path: Path, rel: Path) -> list[str]:
+    me = rel.parts[0].removesuffix(".py")
+    return [f"{rel}:{line} imports {target} from a higher layer" for target, line in _imports(path, rel)
+            if layer_of(_top(target)) > layer_of(me)]
 
 
 def test_modules_import_downward_only():
-    for path in PKG.rglob("*.py"):
-        rel = path.relative_to(PKG)
-        me = rel.parts[0].removesuffix(".py")
-        mine = _layer(me)
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level:
-                parts = (node.module or "").split(".")
-                depth_up = node.level - (len(rel.parts) - 1)
-                target = parts[0] if depth_up >= 1 and parts[0] else None
-                if target is None and len(rel.parts) > 1 and node.level == 1:
-                    target = me  # sibling inside a sub-package
-                if target:
-                    assert _layer(target) <= mine, f"{rel} imports {target} from a higher layer"
+    wrong = [w for path in PKG.rglob("*.py") for w in _upward(path, path.relative_to(PKG))]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_layer_check_reports_an_upward_import_even_a_lazy_one(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("from .dispatch import Tool\n\ndef f():\n    from .display import run_text\n")
+    assert _upward(source, Path("agent.py")) == ["agent.py:4 imports display from a higher layer"]
+    assert _upward(source, Path("cli.py")) == []
+    source.write_text("from ..metrics import recovery\n")
+    assert _upward(source, Path("atlas/grade.py")) == ["atlas/grade.py:1 imports metrics from a higher layer"]
+
+
+def _module_of(path: Path) -> str:
+    rel = path.relative_to(PKG).with_suffix("")
+    parts = list(rel.parts[:-1]) if rel.name == "__init__" else list(rel.parts)
+    return ".".join(parts)
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle in `graph` (module -> the modules it imports), as a path that ends where it began."""
+    state: dict[str, int] = {}
+
+    def visit(m: str, stack: list[str]) -> list[str] | None:
+        state[m] = 1
+        for t in sorted(graph.get(m, ())):
+            if state.get(t) == 1:
+                return [*stack[stack.index(t):], m, t] if t in stack else [m, t]
+            if t not in state and (found := visit(t, [*stack, m])):
+                return found
+        state[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state and (found := visit(m, [])):
+            return found
+    return None
+
+
+def test_no_import_cycles():
+    modules = {_module_of(p): p for p in PKG.rglob("*.py")}
+    graph = {m: {t if t in modules else t.rsplit(".", 1)[0] for t, _ in _imports(p)} for m, p in modules.items()}
+    graph = {m: {t for t in ts if t in modules and t != m} for m, ts in graph.items()}
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
+def test_the_cycle_check_finds_a_cycle_through_a_lazy_import():
+    assert _cycle({"checks": {"checks.ch00"}, "checks.ch00": {"checks", "errors"}, "errors": set()}) == [
+        "checks", "checks.ch00", "checks"]
+    assert _cycle({"checks": {"checks.ch00", "checks.registry"}, "checks.ch00": {"checks.registry"},
+                   "checks.registry": set()}) is None
+
+
+def test_every_exported_name_has_a_docstring():
+    import importlib
+
+    missing = []
+    for name in sorted(_module_of(p) for p in PKG.rglob("*.py")):
+        if name.split(".")[0] in ("inspect_ai_bridge", "grading", "__main__") or name.endswith("__main__"):
+            continue  # optional extras and the kernel-side grader load their own heavy dependencies
+        module = importlib.import_module(f"atlas_kit.{name}" if name else "atlas_kit")
+        for export in getattr(module, "__all__", ()):
+            value = getattr(module, export)
+            if (callable(value) or isinstance(value, type)) and getattr(value, "__module__", "").startswith("atlas_kit"):
+                if not (value.__doc__ or "").strip():
+                    missing.append(f"{name or 'atlas_kit'}.{export}")
+    assert not missing, f"exported without a docstring: {', '.join(missing)}"
 
 
 def test_every_module_opens_with_a_docstring():

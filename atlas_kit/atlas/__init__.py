@@ -7,7 +7,7 @@ checked), session (one ticket ready to run) and grade (was it right). Chapters 0
 from __future__ import annotations
 
 from .data import QUEUES, REGIONS, TENANTS, World, money
-from .faults import CELLS, IMPLICIT_KINDS, KINDS, Fault, FaultSchedule, always, cell_of, sometimes
+from .faults import CELLS, IMPLICIT_KINDS, KINDS, Fault, FaultSchedule, always, cell_of, fail_first_call, sometimes
 from .grade import LABELS, Grade, SimpleRun, grade
 from .outcome import Call, Change, Escalation, Lookup, Outcome, Refund, Script, call
 from .session import Session, atlas_session, play
@@ -49,6 +49,7 @@ __all__ = [
     "catalogue",
     "cell_of",
     "contract_style",
+    "fail_first_call",
     "generic_style",
     "grade",
     "money",

@@ -7,16 +7,18 @@ seed and shared; a World holds only what tools change. Introduced in chapter 04.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
+from ..types import JSONObject
 from .records import ACCOUNTS, INVOICES, ORDERS, PRODUCTS
 
 __all__ = [
-    "FIRST_DAY", "LAST_DAY", "QUEUES", "REGIONS", "TENANTS", "TODAY",
-    "Account", "Invoice", "Order", "Product", "World", "money",
+    "DOLLAR_FIGURE", "FIRST_DAY", "ID_DIGITS", "LAST_DAY", "MONEY", "QUEUES", "RECORD_ID", "REGIONS", "TENANTS",
+    "TODAY", "Account", "Invoice", "Order", "Product", "World", "id_pattern", "money",
 ]
 
 TENANTS = ("acme", "globex", "initech", "umbrella", "hooli", "stark")
@@ -31,6 +33,24 @@ def money(cents: int) -> str:
     """Integer cents as the text every tool and answer uses: 125000 -> '$1,250.00'."""
     sign = "-" if cents < 0 else ""
     return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+
+
+# How Atlas writes its ids and its money, in one place: the tools' schemas, the grader, silent.py and the
+# offline stand-in's planner all read them here. An id is its prefix, a hyphen and this many digits.
+ID_DIGITS: dict[str, int] = {"ACC": 4, "ORD": 5, "INV": 5, "SKU": 4}
+
+
+def id_pattern(prefix: str) -> re.Pattern[str]:
+    """One kind of id as a whole word: id_pattern("ACC") finds ACC-4471."""
+    return re.compile(rf"\b{prefix}-\d{{{ID_DIGITS[prefix]}}}\b")
+
+
+# An account, order or invoice id: the records a customer owns (a SKU is a product, everyone's).
+RECORD_ID = re.compile(r"\b(?:" + "|".join(rf"{p}-\d{{{ID_DIGITS[p]}}}" for p in ("ACC", "ORD", "INV")) + r")\b")
+# An amount exactly as money() writes it.
+MONEY = re.compile(r"-?\$\d{1,3}(?:,\d{3})*\.\d{2}")
+# Any dollar figure a person might write ($1,250, $1250.5, $ 12): groups are the whole dollars and the cents.
+DOLLAR_FIGURE = re.compile(r"-?\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?")
 
 
 @dataclass(frozen=True)
@@ -91,7 +111,8 @@ class _Static:
         self.seed = seed
         self.products = _products()
         self.accounts = {a[0]: Account(*a) for a in ACCOUNTS}
-        self.invoices = {i[0]: Invoice(*i, payment_id=_pay(i[0]) if i[6] else None) for i in INVOICES}
+        self.invoices = {i: Invoice(i, acc, status, cents, issued, due, paid, payment_id=_pay(i) if paid else None)
+                         for i, acc, status, cents, issued, due, paid in INVOICES}
         self.orders = {o[0]: Order(*o) for o in ORDERS}
         used = set(self.accounts) | {"ACC-6601", "ACC-4473", "ACC-4470"}  # ids the tickets mistype
         for tenant in TENANTS:
@@ -116,7 +137,7 @@ class _Static:
             status = rng.choice(("paid", "paid", "paid", "unpaid", "overdue")) if due < TODAY else "unpaid"
             paid = issued + timedelta(days=rng.randint(1, 29)) if status == "paid" else None
             self.invoices[inv] = Invoice(inv, acc, status, rng.randint(15, 2500) * 100 + rng.choice((0, 50, 99)),
-                                         issued.isoformat(), due.isoformat(), paid and paid.isoformat(),
+                                         issued.isoformat(), due.isoformat(), paid.isoformat() if paid else None,
                                          _pay(inv) if paid else None)
         for _ in range(rng.randint(1, 3)):
             order = _fresh(rng, "ORD", 80000, 99999, used)
@@ -173,7 +194,7 @@ class World:
         self.order_changes: list[dict[str, Any]] = []
         self.escalations: list[dict[str, Any]] = []
         self._orders: dict[str, Order] = {}
-        self._replies: dict[str, Any] = {}  # idempotency key -> the result first returned
+        self._replies: dict[str, JSONObject] = {}  # idempotency key -> the result first returned
 
     # --- reading ---------------------------------------------------------------------
     @property
@@ -228,7 +249,7 @@ class World:
                 "on_hand": sum(r["on_hand"] for r in rows), "by_region": rows}
 
     # --- changing (tools check policy first; these only record) -----------------------
-    def recall(self, key: str | None) -> Any:
+    def recall(self, key: str | None) -> JSONObject | None:
         """The result a side effect with this idempotency key already returned, or None."""
         return self._replies.get(key) if key else None
 
@@ -239,7 +260,10 @@ class World:
         return refund
 
     def change_order(self, order_id: str, *, key: str | None, **changes: Any) -> Order:
-        order = replace(self.order(order_id), **changes)  # type: ignore[arg-type]
+        current = self.order(order_id)
+        if current is None:  # the handler found the order first; reaching here is a bug in a handler
+            raise KeyError(f"change_order: no order {order_id!r}")
+        order = replace(current, **changes)
         self._orders[order_id] = order
         self.order_changes.append({"order_id": order_id, **changes, "key": key})
         return order
@@ -250,7 +274,8 @@ class World:
         self.escalations.append(item)
         return item
 
-    def remember(self, key: str | None, result: Any) -> Any:
+    def remember(self, key: str | None, result: JSONObject) -> JSONObject:
+        """Keep the result a side effect returned under its idempotency key (a harness retry gets it back)."""
         if key:
             self._replies[key] = result
         return result

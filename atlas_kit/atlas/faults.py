@@ -11,23 +11,27 @@ import copy
 import random
 from collections import Counter
 from dataclasses import dataclass
+import typing
 from typing import Any, Iterable, Literal
 
-from ..dispatch import CallContext, Tool, Transient
-from ..errors import ToolFailure, empty_result, retry_changed, stop, switch_tool
+from ..dispatch import CallContext, Handler, Tool, Transient
+from ..errors import ErrorCode, ToolFailure, empty_result, retry_changed, stop, switch_tool
 from ..trace import Trace
+from ..types import FaultKind, JSONObject, RefusalKind, TransientKind
 from .silent import IMPLICIT_KINDS, SILENT_TOOLS, corrupt, stale_args
 
-__all__ = ["CELLS", "IMPLICIT_KINDS", "KINDS", "TRANSIENT", "Cell", "Fault", "FaultSchedule", "always", "cell_of",
-           "sometimes"]
+__all__ = ["CELLS", "IMPLICIT_KINDS", "KINDS", "REFUSALS", "TRANSIENT", "Cell", "Fault", "FaultSchedule", "always",
+           "cell_of", "fail_first_call", "sometimes"]
 
-KINDS = ("not_permitted", "not_found", "invalid_argument", "limit_exceeded", "timeout", "rate_limit", "outage", "empty")
-TRANSIENT = frozenset({"timeout", "rate_limit", "outage"})
+# A refusal fails with the contract code of the same name: the fault kinds are built on ErrorCode.
+REFUSALS: dict[RefusalKind, ErrorCode] = {kind: ErrorCode(kind) for kind in typing.get_args(RefusalKind)}
+TRANSIENT: frozenset[TransientKind] = frozenset(typing.get_args(TransientKind))
+KINDS: tuple[FaultKind, ...] = (*REFUSALS, *typing.get_args(TransientKind), "empty")
 # ToolMaze's 2x2 (arXiv 2606.05806): does the failure show (an error) or hide (a wrong success), and does it clear?
 Cell = tuple[Literal["explicit", "implicit"], Literal["transient", "permanent"]]
 CELLS: tuple[Cell, ...] = (("explicit", "transient"), ("explicit", "permanent"),
                            ("implicit", "transient"), ("implicit", "permanent"))
-_EMPTY = {  # the tools whose answer can be "nothing": items key and the zero fields beside it
+_EMPTY: dict[str, tuple[str, str, JSONObject]] = {  # tools whose answer can be "nothing": items key, note, zeros
     "list_invoices": ("invoices", "No invoices match this account_id and status.", {"total_amount": "$0.00"}),
     "query_warehouse": ("by_region", "No warehouse records match this sku, date range and region.",
                         {"units_shipped": 0, "on_hand": 0}),
@@ -45,7 +49,7 @@ class Fault:
     """
 
     tool: str
-    kind: str
+    kind: FaultKind
     calls: tuple[int, ...] = (1,)
     probability: float | None = None
     retry_after: float | None = None
@@ -93,12 +97,13 @@ def cell_of(faults: Iterable[Fault]) -> Cell | None:
     return cells.pop() if len(cells) == 1 else None
 
 
-def always(tool: str, kind: str, *, retry_after: float | None = None, after_effect: bool = False) -> Fault:
+def always(tool: str, kind: FaultKind, *, retry_after: float | None = None, after_effect: bool = False) -> Fault:
     """A fault on every invocation: a transient one outlasts the harness's retries and reaches the model."""
     return Fault(tool, kind, calls=(), retry_after=retry_after, after_effect=after_effect)
 
 
-def sometimes(tool: str, kind: str, probability: float, *, retry_after: float | None = None) -> Fault:
+def sometimes(tool: str, kind: FaultKind, probability: float, *, retry_after: float | None = None) -> Fault:
+    """A fault that fires on each invocation with `probability`, drawn from the schedule's seeded RNG."""
     return Fault(tool, kind, probability=probability, retry_after=retry_after)
 
 
@@ -152,8 +157,8 @@ class FaultSchedule:
             wrapped.append(copy_)
         return wrapped
 
-    def _guard(self, tool: Tool) -> Any:
-        def handler(args: dict[str, Any], ctx: CallContext) -> Any:
+    def _guard(self, tool: Tool) -> Handler:
+        def handler(args: JSONObject, ctx: CallContext) -> Any:
             fault = self.due(tool.name)
             if fault is None:
                 return tool.handler(args, ctx)
@@ -169,7 +174,7 @@ class FaultSchedule:
             raise _refusal(fault.kind, tool)
         return handler
 
-    def _implicit(self, fault: Fault, tool: Tool, args: dict[str, Any], ctx: CallContext) -> Any:
+    def _implicit(self, fault: Fault, tool: Tool, args: JSONObject, ctx: CallContext) -> Any:
         """Answer for real, then hand back a wrong answer in its place; a call that fails anyway fails as it is."""
         try:
             true = tool.handler(args, ctx)
@@ -188,6 +193,25 @@ class FaultSchedule:
         return wrong.result
 
 
+def fail_first_call(tool: Tool, failure: ToolFailure) -> Tool:
+    """A copy of `tool` whose first call raises `failure` (an error you wrote) and whose later calls run for real.
+
+    The playground and the exercise checks put a composed error in Atlas's place with it.
+    """
+    calls = 0
+
+    def handler(args: JSONObject, ctx: CallContext) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise failure
+        return tool.handler(args, ctx)
+
+    wrapped = copy.copy(tool)  # not Tool(...): the schema was checked when the tool was built
+    wrapped.handler = handler
+    return wrapped
+
+
 def _transient(fault: Fault, tool: str) -> Transient:
     if fault.kind == "timeout":
         raw = ("Traceback (most recent call last):\n"
@@ -204,26 +228,27 @@ def _transient(fault: Fault, tool: str) -> Transient:
                      "to service your request.</p><hr><address>nginx/1.24.0</address></body></html>", kind="outage")
 
 
-def _refusal(kind: str, tool: Tool) -> ToolFailure:
-    if kind == "not_permitted":
-        return ToolFailure(kind, "This session is not allowed to use that record. Do not try other ids; tell the "
+def _refusal(kind: FaultKind, tool: Tool) -> ToolFailure:
+    code = ErrorCode(kind)  # the caller has ruled out every other kind: a refusal's kind is its code's value
+    if code is ErrorCode.NOT_PERMITTED:
+        return ToolFailure(code, "This session is not allowed to use that record. Do not try other ids; tell the "
                                  "customer it cannot be done here.",
                            next=stop("Tell the customer you cannot do this for them here."), raw="HTTP 403 Forbidden")
-    if kind == "not_found":
-        return ToolFailure(kind, "No record matches the id given. Ask the customer to check it; do not guess other ids.",
+    if code is ErrorCode.NOT_FOUND:
+        return ToolFailure(code, "No record matches the id given. Ask the customer to check it; do not guess other ids.",
                            next=stop("Tell the customer it was not found and ask them to confirm the id."),
                            raw="HTTP 404 Not Found")
-    if kind == "invalid_argument":
-        name = tool.input_schema.get("required", ["input"])[0]
-        return ToolFailure(kind, f"The service rejected argument {name}; check it against the tool's description "
+    if code is ErrorCode.INVALID_ARGUMENT:
+        name = str(tool.input_schema.get("required", ["input"])[0])
+        return ToolFailure(code, f"The service rejected argument {name}; check it against the tool's description "
                                  "and call again.",
                            next=retry_changed(name, f"Call again with a corrected {name}."),
                            raw=f"pydantic_core.ValidationError: 1 validation error for Request\n{name}\n  Value error")
     raw = "PolicyError: daily quota exceeded for tenant"
     if tool.name == "escalate_to_human":
-        return ToolFailure(kind, "This customer has reached today's limit for escalations. Tell the customer no case "
+        return ToolFailure(code, "This customer has reached today's limit for escalations. Tell the customer no case "
                                  "could be opened today and to write again tomorrow.",
                            next=stop("Tell the customer no new case could be opened today."), raw=raw)
-    return ToolFailure(kind, "This customer has reached today's limit for this action. A person can finish it: use "
+    return ToolFailure(code, "This customer has reached today's limit for this action. A person can finish it: use "
                              "escalate_to_human with queue general.",
                        next=switch_tool("escalate_to_human", "Escalate to queue general, then tell the customer."), raw=raw)

@@ -7,10 +7,10 @@ library would have said. The schemas the model reads are in tools.py. Chapters 0
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any
 
 from ..dispatch import CallContext
-from ..errors import Next, Safe, ToolFailure, empty_result, retry_changed, safe, say, stop, switch_tool
+from ..types import JSONObject
+from ..errors import ErrorCode, Next, Safe, ToolFailure, empty_result, retry_changed, safe, say, stop, switch_tool
 from .data import FIRST_DAY, LAST_DAY, TODAY, Account, Invoice, Order, World, money
 
 __all__ = ["MAX_PAGE_SIZE", "MAX_QUANTITY", "REFUND_CEILING_CENTS", "REFUND_WINDOW_DAYS", "ROW_LIMIT", "Desk"]
@@ -28,20 +28,20 @@ def _money(cents: int) -> Safe:
     return safe(money(cents))
 
 
-def _fail(code: str, message: str, nxt: Next, raw: str, detail: str | None = None) -> ToolFailure:
+def _fail(code: ErrorCode, message: str, nxt: Next, raw: str, detail: str | None = None) -> ToolFailure:
     return ToolFailure(code, message, next=nxt, raw=raw, detail=detail)
 
 
 def _not_yours(what: str, raw: str) -> ToolFailure:
     # Never repeats the id: it is another tenant's, and the prohibition is what stops enumeration.
-    return _fail("not_permitted",
+    return _fail(ErrorCode.NOT_PERMITTED,
                  f"That {what}_id belongs to another customer, so this session cannot use it. "
                  f"Do not try other {what} ids; tell the customer you can only help with their own {what}s.",
                  stop(f"Tell the customer you cannot access that {what}."), raw)
 
 
 def _missing(what: str, raw: str) -> ToolFailure:
-    return _fail("not_found",
+    return _fail(ErrorCode.NOT_FOUND,
                  f"No {what} matches {what}_id. Ask the customer to check the number; do not guess other ids.",
                  stop(f"Tell the customer the {what} was not found and ask them to confirm it."), raw)
 
@@ -71,21 +71,21 @@ class Desk:
         return order
 
     # --- reading ----------------------------------------------------------------------
-    def get_account(self, args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    def get_account(self, args: JSONObject, ctx: CallContext) -> JSONObject:
         acc = self._account(args["account_id"])
         owed = [i for i in self.world.invoices_of(acc.account_id) if i.status != "paid"]
         return {"account_id": acc.account_id, "customer": acc.tenant, "name": acc.name, "plan": acc.plan,
                 "balance_due": money(self.world.balance_cents(acc.account_id)), "unpaid_invoices": len(owed),
                 "orders": [{"order_id": o.order_id, "status": o.status} for o in self.world.orders_of(acc.account_id)]}
 
-    def list_invoices(self, args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    def list_invoices(self, args: JSONObject, ctx: CallContext) -> JSONObject:
         acc = self._account(args["account_id"])
         status, fmt = args.get("status", "all"), args.get("response_format", "concise")
         page, size = int(args.get("page", 1)), int(args.get("page_size", 10))
         for name, value, top in (("page", page, None), ("page_size", size, MAX_PAGE_SIZE)):
             if value < 1 or (top and value > top):
                 limit = f"between 1 and {top}" if top else "1 or more"
-                raise _fail("invalid_argument", f"Argument {name} must be {limit}; change it and call again.",
+                raise _fail(ErrorCode.INVALID_ARGUMENT, f"Argument {name} must be {limit}; change it and call again.",
                             retry_changed(name, "Call again with a value in range."), "ORA-01722: invalid number")
         rows = [i for i in self.world.invoices_of(acc.account_id)
                 if status in ("all", i.status) or (status == "unpaid" and i.status == "overdue")]
@@ -97,7 +97,7 @@ class Desk:
                                 account_id=acc.account_id, status=status, total_amount="$0.00", balance_due=due)
         pages = (len(rows) + size - 1) // size
         if page > pages:
-            raise _fail("invalid_argument",
+            raise _fail(ErrorCode.INVALID_ARGUMENT,
                         say("Argument page is past the last page, {n}; call again with page between 1 and {n}.", n=pages),
                         retry_changed("page", "Call again with a page that exists."), "IndexError: list index out of range")
         shown = rows[(page - 1) * size: page * size]
@@ -105,14 +105,14 @@ class Desk:
                 "total_amount": money(sum(i.amount_cents for i in rows)), "balance_due": due,
                 "invoices": [self._invoice_row(i, fmt) for i in shown]}
 
-    def _invoice_row(self, inv: Invoice, fmt: str) -> dict[str, Any]:
-        row: dict[str, Any] = {"invoice_id": inv.invoice_id, "status": inv.status, "amount": money(inv.amount_cents)}
+    def _invoice_row(self, inv: Invoice, fmt: str) -> JSONObject:
+        row: JSONObject = {"invoice_id": inv.invoice_id, "status": inv.status, "amount": money(inv.amount_cents)}
         if fmt == "detailed":
             row.update(amount_cents=inv.amount_cents, issued=inv.issued, due=inv.due, paid_on=inv.paid_on,
                        payment_id=inv.payment_id, refunded=money(self.world.refunded_cents(inv.invoice_id)))
         return row
 
-    def get_order(self, args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    def get_order(self, args: JSONObject, ctx: CallContext) -> JSONObject:
         order = self._order(args["order_id"])
         product = self.world.products[order.sku]
         return {"order_id": order.order_id, "account_id": order.account_id, "status": order.status,
@@ -120,22 +120,22 @@ class Desk:
                 "unit_price": money(product.unit_cents), "total": money(product.unit_cents * order.quantity),
                 "ship_to": order.ship_to, "placed_on": order.placed_on}
 
-    def query_warehouse(self, args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    def query_warehouse(self, args: JSONObject, ctx: CallContext) -> JSONObject:
         sku, region = args["sku"], args.get("region")
         product = self.world.products.get(sku)
         if product is None:
-            raise _fail("not_found", "No product matches sku. Ask the customer to check the SKU; do not guess others.",
+            raise _fail(ErrorCode.NOT_FOUND, "No product matches sku. Ask the customer to check the SKU; do not guess others.",
                         stop("Tell the customer that SKU is not in the catalogue."), f"KeyError: '{sku}'")
         start, end = _day(args, "date_from"), _day(args, "date_to")
         if start > end:
-            raise _fail("invalid_argument", "Argument date_from is after date_to; swap them or fix one and call again.",
+            raise _fail(ErrorCode.INVALID_ARGUMENT, "Argument date_from is after date_to; swap them or fix one and call again.",
                         retry_changed("date_from", "Call again with date_from on or before date_to."),
                         "ValueError: empty range")
         rows = self.world.rows_scanned(start, end, region)
         if rows > ROW_LIMIT:  # say what to narrow, not just "too expensive"
             fix = "narrow date_from and date_to" if region else \
                 "add region (north, south, east or west) or narrow date_from and date_to"
-            raise _fail("invalid_argument", f"This query would scan {rows} rows, over the {ROW_LIMIT}-row limit; {fix}.",
+            raise _fail(ErrorCode.INVALID_ARGUMENT, f"This query would scan {rows} rows, over the {ROW_LIMIT}-row limit; {fix}.",
                         retry_changed("date_from" if region else "region",
                                       "Call again with a shorter range, or once per region and add the results."),
                         "psycopg.errors.QueryCanceled: canceling statement due to statement timeout",
@@ -147,17 +147,17 @@ class Desk:
                 "cost_estimate": {"rows_scanned": rows, "row_limit": ROW_LIMIT}}
 
     # --- changing: each checks everything first, then records once per idempotency key -----
-    def update_order(self, args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    def update_order(self, args: JSONObject, ctx: CallContext) -> JSONObject:
         order, action = self._order(args["order_id"]), args["action"]
         quantity = None if args.get("quantity") is None else int(args["quantity"])  # JSON Schema counts 12.0 as an integer
         address = args.get("address")
         wanted = {"change_quantity": "quantity", "change_address": "address"}.get(action)
         for name, value in (("quantity", quantity), ("address", address)):
             if name == wanted and value is None:
-                raise _fail("invalid_argument", f"Action {action} needs argument {name}; call again with it.",
+                raise _fail(ErrorCode.INVALID_ARGUMENT, f"Action {action} needs argument {name}; call again with it.",
                             retry_changed(name, f"Add {name} and call again."), f"KeyError: '{name}'")
             if name != wanted and value is not None:
-                raise _fail("invalid_argument",
+                raise _fail(ErrorCode.INVALID_ARGUMENT,
                             f"Argument {name} is only used with action change_{name}; remove it or change action.",
                             retry_changed(name, f"Call again without {name}."),
                             f"TypeError: unexpected keyword argument '{name}'")
@@ -165,29 +165,29 @@ class Desk:
             return earlier  # a harness retry of a change already made
         o = safe(order.order_id)
         if order.status == "deleted":
-            raise _fail("not_found", say("Order {o} was deleted and cannot be changed. Tell the customer; they can "
+            raise _fail(ErrorCode.NOT_FOUND, say("Order {o} was deleted and cannot be changed. Tell the customer; they can "
                                          "place a new order if they still need the items.", o=o),
                         stop("Tell the customer the order no longer exists."),
                         'HTTP 410 Gone\n{"detail": "order is soft-deleted"}')
         if order.status == "shipped":
-            raise _fail("not_permitted", say("Order {o} has already shipped, so it can no longer be changed here. A "
+            raise _fail(ErrorCode.NOT_PERMITTED, say("Order {o} has already shipped, so it can no longer be changed here. A "
                                              "return goes to a person: call escalate_to_human with account_id {a} "
                                              "and queue returns.", o=o, a=safe(order.account_id)),
                         switch_tool("escalate_to_human", "Escalate to the returns queue, then tell the customer."),
                         _CHECK_VIOLATION.format(table="orders", rule="orders_status_transition"))
         if order.status != "open":
-            raise _fail("not_permitted", say("Order {o} is {s} and can no longer be changed. Tell the customer; they "
+            raise _fail(ErrorCode.NOT_PERMITTED, say("Order {o} is {s} and can no longer be changed. Tell the customer; they "
                                              "can place a new order.", o=o, s=safe(order.status)),
                         stop("Tell the customer the order cannot be changed."),
                         _CHECK_VIOLATION.format(table="orders", rule="orders_status_transition"))
         if action == "change_quantity":
             if quantity < 1:  # type: ignore[operator]
-                raise _fail("invalid_argument",
+                raise _fail(ErrorCode.INVALID_ARGUMENT,
                             "Argument quantity must be at least 1; to drop the whole order use action cancel.",
                             retry_changed("quantity", "Call again with 1 or more, or cancel."),
                             "ORA-02290: check constraint violated")
             if quantity > MAX_QUANTITY:  # type: ignore[operator]
-                raise _fail("limit_exceeded", say("Orders are capped at {m} units each, so this order cannot go above "
+                raise _fail(ErrorCode.LIMIT_EXCEEDED, say("Orders are capped at {m} units each, so this order cannot go above "
                                                   "{m}. Tell the customer they can place a second order for the rest.",
                                                   m=MAX_QUANTITY),
                             stop("Tell the customer about the cap and leave the order as it is."),
@@ -204,11 +204,11 @@ class Desk:
                   "ship_to": changed.ship_to, "note": note}
         return self.world.remember(ctx.idempotency_key, result)
 
-    def issue_refund(self, args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    def issue_refund(self, args: JSONObject, ctx: CallContext) -> JSONObject:
         invoice_id, cents = args["invoice_id"], int(args["amount_cents"])
         inv = self.world.invoice(invoice_id)
         if inv is None:
-            raise _fail("not_found", "No invoice matches invoice_id. Find the right one with list_invoices; do not "
+            raise _fail(ErrorCode.NOT_FOUND, "No invoice matches invoice_id. Find the right one with list_invoices; do not "
                                      "guess ids.",
                         switch_tool("list_invoices",
                                     "Call list_invoices with the customer's account_id and pick the matching invoice."),
@@ -220,33 +220,33 @@ class Desk:
             return earlier  # a harness retry of a refund already issued
         i = safe(invoice_id)
         if cents < 1:
-            raise _fail("invalid_argument",
+            raise _fail(ErrorCode.INVALID_ARGUMENT,
                         "Argument amount_cents must be a positive whole number of cents; $120.00 is 12000.",
                         retry_changed("amount_cents", "Call again with the amount in cents."), "ORA-01722: invalid number")
         if inv.status != "paid":
-            raise _fail("invalid_argument", say("Invoice {i} is not paid, so there is nothing to refund. Choose a paid "
+            raise _fail(ErrorCode.INVALID_ARGUMENT, say("Invoice {i} is not paid, so there is nothing to refund. Choose a paid "
                                                 "invoice_id, or tell the customer nothing was charged.", i=i),
                         retry_changed("invoice_id", "Use a paid invoice, or stop and explain."),
                         f"ValueError: invoice {invoice_id} has status '{inv.status}'")
         if date.fromisoformat(inv.paid_on or "") < TODAY - timedelta(days=REFUND_WINDOW_DAYS):
-            raise _fail("limit_exceeded", say("Invoice {i} was paid on {d}, more than {n} days ago, so it is outside "
+            raise _fail(ErrorCode.LIMIT_EXCEEDED, say("Invoice {i} was paid on {d}, more than {n} days ago, so it is outside "
                                               "the refund window. Tell the customer it cannot be refunded.",
                                               i=i, d=safe(inv.paid_on), n=REFUND_WINDOW_DAYS),
                         stop("Tell the customer the refund window has passed."),
                         f"ValueError: charge for {invoice_id} is older than the {REFUND_WINDOW_DAYS}-day refund window")
         left = inv.amount_cents - self.world.refunded_cents(invoice_id)
         if left == 0:
-            raise _fail("limit_exceeded", say("Invoice {i} has already been refunded in full, so nothing is left to refund. "
+            raise _fail(ErrorCode.LIMIT_EXCEEDED, say("Invoice {i} has already been refunded in full, so nothing is left to refund. "
                                               "Tell the customer no further refund is possible.", i=i),
                         stop("Tell the customer the invoice was already refunded in full."),
                         f"InvalidRequestError: Charge for {invoice_id} has already been refunded.")
         if cents > left:
-            raise _fail("invalid_argument", say("At most {m} is left to refund on invoice {i}; set amount_cents to {c} "
+            raise _fail(ErrorCode.INVALID_ARGUMENT, say("At most {m} is left to refund on invoice {i}; set amount_cents to {c} "
                                                 "or less.", m=_money(left), i=i, c=left),
                         retry_changed("amount_cents", "Call again with an amount within what is left, and tell the customer."),
                         f"InvalidRequestError: Refund amount ({cents}) is greater than unrefunded amount on charge ({left})")
         if cents > REFUND_CEILING_CENTS:  # a routing instruction, not a dead end
-            raise _fail("limit_exceeded", say("Refunds above {m} need a person's approval, so this one was not issued. "
+            raise _fail(ErrorCode.LIMIT_EXCEEDED, say("Refunds above {m} need a person's approval, so this one was not issued. "
                                               "Call escalate_to_human with account_id {a} and queue billing_refunds.",
                                               m=_money(REFUND_CEILING_CENTS), a=safe(inv.account_id)),
                         switch_tool("escalate_to_human",
@@ -259,7 +259,7 @@ class Desk:
                               m=_money(cents), i=i)}
         return self.world.remember(ctx.idempotency_key, result)
 
-    def escalate_to_human(self, args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    def escalate_to_human(self, args: JSONObject, ctx: CallContext) -> JSONObject:
         acc = self._account(args["account_id"])
         if (earlier := self.world.recall(ctx.idempotency_key)) is not None:
             return earlier
@@ -269,15 +269,15 @@ class Desk:
         return self.world.remember(ctx.idempotency_key, result)
 
 
-def _day(args: dict[str, Any], name: str) -> date:
+def _day(args: JSONObject, name: str) -> date:
     try:
         day = date.fromisoformat(args[name])
     except ValueError:
-        raise _fail("invalid_argument", f"Argument {name} is not a real calendar date; use YYYY-MM-DD and call again.",
+        raise _fail(ErrorCode.INVALID_ARGUMENT, f"Argument {name} is not a real calendar date; use YYYY-MM-DD and call again.",
                     retry_changed(name, "Call again with a valid date."),
                     "ORA-01839: date not valid for month specified") from None
     if not FIRST_DAY <= day <= LAST_DAY:
-        raise _fail("invalid_argument", f"Warehouse records run from {FIRST_DAY} to {LAST_DAY}; move {name} inside "
+        raise _fail(ErrorCode.INVALID_ARGUMENT, f"Warehouse records run from {FIRST_DAY} to {LAST_DAY}; move {name} inside "
                                         "that range and call again.",
                     retry_changed(name, "Call again with a date inside the records."), "IndexError: list index out of range")
     return day

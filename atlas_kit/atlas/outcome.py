@@ -45,11 +45,13 @@ class Change:
 
 @dataclass(frozen=True)
 class Escalation:
+    """An escalation that must be opened exactly once, for this account and queue."""
+
     account_id: str
     queue: str
 
     def matches(self, item: dict[str, Any]) -> bool:
-        return item["account_id"] == self.account_id and item["queue"] == self.queue
+        return bool(item["account_id"] == self.account_id and item["queue"] == self.queue)
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ class Call:
 
 
 def call(tool: str, **input: Any) -> Call:
+    """One step of a Script: call `tool` with these arguments."""
     return Call(tool, input)
 
 

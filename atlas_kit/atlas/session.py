@@ -7,10 +7,11 @@ and returns what the grader reads. The agent loop that drives a model lives else
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Iterable
 
 from ..dispatch import Dispatcher, RetryPolicy
 from ..trace import Trace
+from ..types import Block, Message, ToolDefinition
 from .data import World
 from .faults import Fault, FaultSchedule
 from .grade import SimpleRun
@@ -32,6 +33,8 @@ Reply to the customer in a few short, plain sentences."""
 
 @dataclass
 class Session:
+    """One ticket ready to run: its world, a dispatcher over its tools (faults wrapped in), and the system prompt."""
+
     ticket: Ticket
     world: World
     dispatcher: Dispatcher
@@ -44,7 +47,7 @@ class Session:
     def trace(self) -> Trace:
         return self.dispatcher.trace
 
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self) -> list[ToolDefinition]:
         """The tool definitions to send with each request."""
         return self.dispatcher.definitions()
 
@@ -99,17 +102,17 @@ def play(
     if turns is None:
         script = session.ticket.plan(faults=session.faults)
         turns = script.batches()
-    messages: list[dict[str, Any]] = [{"role": "user", "content": session.ticket.message}]
+    messages: list[Message] = [{"role": "user", "content": session.ticket.message}]
     n = 0
     for turn in turns:
         batch = turn if isinstance(turn, tuple) else (turn,)
-        blocks = []
+        uses: list[Block] = []
         for c in batch:
             n += 1
-            blocks.append({"type": "tool_use", "id": f"toolu_{n:03d}", "name": c.tool, "input": dict(c.input)})
-        messages.append({"role": "assistant", "content": blocks})
-        out = session.dispatcher.dispatch(blocks)
-        messages.append({"role": "user", "content": out.results})
+            uses.append({"type": "tool_use", "id": f"toolu_{n:03d}", "name": c.tool, "input": dict(c.input)})
+        messages.append({"role": "assistant", "content": uses})
+        out = session.dispatcher.dispatch(uses)
+        messages.append({"role": "user", "content": [*out.results]})
         if out.loop_break is not None:
             stop_reason = "loop_broken"
             break

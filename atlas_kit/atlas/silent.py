@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Literal
 
-from .data import TODAY, money
+from .data import DOLLAR_FIGURE, MONEY, TODAY, money
 
 __all__ = ["CAVEATS", "IMPLICIT_KINDS", "SILENT_TOOLS", "STALE_AS_OF", "Corruption", "ImplicitKind", "corrupt",
            "figures", "mentioned", "stale_args"]
@@ -30,8 +30,6 @@ CAVEATS = ("incomplete", "not complete", "partial", "only part of", "may be miss
            "couldn't be confirmed", "could not confirm", "couldn't confirm", "could not be checked",
            "couldn't be checked", "could not check", "couldn't check", "could not be verified", "couldn't verify",
            "could not verify")
-_MONEY = re.compile(r"-?\$\d{1,3}(?:,\d{3})*\.\d{2}")
-_LOOSE_MONEY = re.compile(r"-?\$\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?")
 _INT = re.compile(r"(?<![\w$.,:/-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/-]|[.,]\d)")
 
 
@@ -94,7 +92,7 @@ def figures(value: Any) -> set[str]:
         pass
     elif isinstance(value, int):
         found.add(str(value))
-    elif isinstance(value, str) and _MONEY.fullmatch(value):
+    elif isinstance(value, str) and MONEY.fullmatch(value):
         found.add(value)
     return found
 
@@ -171,5 +169,5 @@ def mentioned(text: str, figure: str) -> bool:
     '$1,250' and '$1,250.00' are the same amount; a number inside an id, a date or an amount is not a figure.
     """
     if figure.startswith(("$", "-$")):
-        return _cents(figure) in {_cents(m) for m in _LOOSE_MONEY.findall(text)}
+        return _cents(figure) in {_cents(m.group(0)) for m in DOLLAR_FIGURE.finditer(text)}
     return figure in {m.replace(",", "") for m in _INT.findall(text)}

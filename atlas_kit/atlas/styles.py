@@ -7,48 +7,43 @@ around it; `contract` is the builder's block. Each is a style for `Dispatcher(st
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
-
-from ..dispatch import Dispatcher, Failure, RetryPolicy
+from ..dispatch import Dispatcher, Failure, RetryPolicy, Style, contract_style
+from ..types import STYLE_NAMES, JSONObject, StyleName, ToolResultBlock, result_text
 from .data import World
 from .faults import Fault, FaultSchedule, always
 from .tools import build_tools
 
-__all__ = ["CASES", "GENERIC_PREFIX", "STYLES", "Case", "Row", "as_markdown", "catalogue", "contract_style",
+__all__ = ["CASES", "GENERIC_PREFIX", "STYLES", "Case", "Row", "Style", "as_markdown", "catalogue", "contract_style",
            "generic_style", "raw_style", "style_named"]
 
 GENERIC_PREFIX = "An error occurred, please try again."
-Style = Callable[[Failure], dict[str, Any]]
 
 
-def raw_style(failure: Failure) -> dict[str, Any]:
+def raw_style(failure: Failure) -> ToolResultBlock:
     """What the library handed back, untouched: tracebacks, SQL errors, HTML pages and all."""
     return _block(failure, failure.raw)
 
 
-def generic_style(failure: Failure) -> dict[str, Any]:
+def generic_style(failure: Failure) -> ToolResultBlock:
     """The common wrapper: a fixed apology plus the exception's last line."""
     return _block(failure, f"{GENERIC_PREFIX} {_last_line(failure.raw)}")
 
 
-def contract_style(failure: Failure) -> dict[str, Any]:
-    """The contract: code, message, retryable and next, as `errors.tool_error` builds them."""
-    return failure.error.block()
+# contract_style is the dispatcher's own default (dispatch.py): the builder's block, unchanged.
+STYLES: dict[StyleName, Style] = {"raw": raw_style, "generic": generic_style, "contract": contract_style}
 
 
-STYLES: dict[str, Style] = {"raw": raw_style, "generic": generic_style, "contract": contract_style}
-
-
-def style_named(name: str | Style) -> Style:
+def style_named(name: StyleName | str | Style) -> Style:
     """The style function for a name ('raw', 'generic', 'contract'); a callable passes through."""
     if callable(name):
         return name
-    if name not in STYLES:
-        raise ValueError(f"style {name!r} is not one of: {', '.join(STYLES)}; or pass a function style(failure) -> dict.")
-    return STYLES[name]
+    for known, style in STYLES.items():
+        if name == known:
+            return style
+    raise ValueError(f"style {name!r} is not one of: {', '.join(STYLES)}; or pass a function style(failure) -> dict.")
 
 
-def _block(failure: Failure, text: str) -> dict[str, Any]:
+def _block(failure: Failure, text: str) -> ToolResultBlock:
     return {"type": "tool_result", "tool_use_id": failure.error.tool_use_id, "is_error": True, "content": text}
 
 
@@ -66,7 +61,7 @@ class Case:
     name: str
     customer: str
     tool: str
-    input: dict[str, Any]
+    input: JSONObject
     faults: tuple[Fault, ...] = field(default=())
 
 
@@ -119,7 +114,7 @@ def catalogue(*, seed: int = 0, cases: tuple[Case, ...] = CASES) -> list[Row]:
         failure = out.failures[0]
         rows.append(Row(case.name, case.tool, failure.error.code.value,
                         failure.error.next.branch.value if failure.error.next else None,
-                        *(STYLES[s](failure)["content"] for s in ("raw", "generic", "contract"))))
+                        *(result_text(STYLES[s](failure)["content"]) for s in STYLE_NAMES)))
     return rows
 
 

@@ -239,20 +239,22 @@ def _cells(first: int, topic: str, customer: str, message: str, tool: str, kind:
     at the first call, then clears) or a wrong success (implicit). Transient cells accept the true figure or a
     plain account of the failure, permanent cells only the account; `dated` adds phrases that warn the customer.
     """
-    clean = dict(expect_clean=Outcome(facts=(true,)), script_clean=Script((look,), said))
     options, warned = true if isinstance(true, tuple) else (true,), (*CAVEATS, *dated)
+
+    def cell(n: int, title: str, expect: Outcome, script: Script, fault: Fault) -> Ticket:
+        return Ticket(f"T{first + n}", f"{topic}: {title}", customer, message, expect, script, faults=(fault,),
+                      expect_clean=Outcome(facts=(true,)), script_clean=Script((look,), said))
+
+    name = kind.replace("_", " ")
     return (
-        Ticket(f"T{first}", f"{topic}: the service is down once", customer, message,
-               Outcome(facts=((*options, *DOWN),), codes=("upstream_unavailable",), branches=("stop",)),
-               Script((look,), down), faults=(Fault(tool, "outage", calls=(1, 2, 3)),), **clean),
-        Ticket(f"T{first + 1}", f"{topic}: the service stays down", customer, message,
-               Outcome(tell=DOWN, codes=("upstream_unavailable",), branches=("stop",), stops=True),
-               Script((look,), down), faults=(always(tool, "outage"),), **clean),
-        Ticket(f"T{first + 2}", f"{topic}: {kind.replace('_', ' ')} once", customer, message,
-               Outcome(facts=((*options, *warned),)), Script((look, look), said), faults=(Fault(tool, kind),), **clean),
-        Ticket(f"T{first + 3}", f"{topic}: {kind.replace('_', ' ')} every time", customer, message,
-               Outcome(facts=(warned,), tell=warned, stops=True), Script((look, look), behind),
-               faults=(always(tool, kind),), **clean),
+        cell(0, "the service is down once",
+             Outcome(facts=((*options, *DOWN),), codes=("upstream_unavailable",), branches=("stop",)),
+             Script((look,), down), Fault(tool, "outage", calls=(1, 2, 3))),
+        cell(1, "the service stays down", Outcome(tell=DOWN, codes=("upstream_unavailable",), branches=("stop",),
+                                                  stops=True), Script((look,), down), always(tool, "outage")),
+        cell(2, f"{name} once", Outcome(facts=((*options, *warned),)), Script((look, look), said), Fault(tool, kind)),
+        cell(3, f"{name} every time", Outcome(facts=(warned,), tell=warned, stops=True), Script((look, look), behind),
+             always(tool, kind)),
     )
 
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import copy
 from functools import lru_cache
-from typing import Any, Callable
-
-from ..dispatch import CallContext, Tool
-from .data import QUEUES, REGIONS, TENANTS, World
+from ..dispatch import CallContext, Handler, Tool
+from ..types import JSONObject
+from .data import ID_DIGITS, QUEUES, REGIONS, TENANTS, World
 from .handlers import Desk
 
 __all__ = ["TOOL_NAMES", "build_tools"]
@@ -20,20 +19,21 @@ TOOL_NAMES = ("get_account", "list_invoices", "get_order", "update_order", "issu
               "query_warehouse", "escalate_to_human")
 
 
-def _id(prefix: str, digits: int, example: str, text: str) -> dict[str, Any]:
-    return {"type": "string", "pattern": f"^{prefix}-[0-9]{{{digits}}}$", "examples": [example], "description": text}
+def _id(prefix: str, example: str, text: str) -> JSONObject:
+    pattern = f"^{prefix}-[0-9]{{{ID_DIGITS[prefix]}}}$"
+    return {"type": "string", "pattern": pattern, "examples": [example], "description": text}
 
 
-def _schema(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
+def _schema(required: list[str], **props: JSONObject) -> JSONObject:
     return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
 
 
-_ACCOUNT = _id("ACC", 4, "ACC-4471", "The customer's account id: ACC- and four digits, as the customer wrote it.")
-_ORDER = _id("ORD", 5, "ORD-77120", "The order id: ORD- and five digits.")
-_INVOICE = _id("INV", 5, "INV-20410", "The invoice id: INV- and five digits.")
+_ACCOUNT = _id("ACC", "ACC-4471", "The customer's account id: ACC- and four digits, as the customer wrote it.")
+_ORDER = _id("ORD", "ORD-77120", "The order id: ORD- and five digits.")
+_INVOICE = _id("INV", "INV-20410", "The invoice id: INV- and five digits.")
 _DATE = {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "examples": ["2024-03-01"]}
 
-_SPECS: dict[str, tuple[str, dict[str, Any], bool]] = {
+_SPECS: dict[str, tuple[str, JSONObject, bool]] = {
     "get_account": (
         "Look up one of the customer's accounts: its name, plan, balance due (unpaid and overdue invoices "
         "together) and its orders with their status. Start here when the customer asks about an account.",
@@ -80,8 +80,7 @@ _SPECS: dict[str, tuple[str, dict[str, Any], bool]] = {
         "Each query reports its cost in rows scanned; a query that would scan too much is refused with what to "
         "narrow. For current stock, use 2024-12-31 as both dates.",
         _schema(["sku", "date_from", "date_to"],
-                sku={"type": "string", "pattern": "^SKU-[0-9]{4}$", "examples": ["SKU-2041"],
-                     "description": "The product's SKU: SKU- and four digits."},
+                sku=_id("SKU", "SKU-2041", "The product's SKU: SKU- and four digits."),
                 date_from=dict(_DATE, description="First day, YYYY-MM-DD, inclusive."),
                 date_to=dict(_DATE, description="Last day, YYYY-MM-DD, inclusive."),
                 region={"type": "string", "enum": list(REGIONS),
@@ -109,11 +108,14 @@ def build_tools(world: World, *, tenant: str) -> list[Tool]:
 def _templates() -> tuple[Tool, ...]:
     # Tool() validates its schema (about a millisecond each); the schemas never change, so
     # validate them once per process and give each session copies with its own handlers.
-    return tuple(Tool(name, text, schema, Desk.get_account, side_effect=side)
-                 for name, (text, schema, side) in _SPECS.items())
+    return tuple(Tool(name, text, schema, _unbound, side_effect=side) for name, (text, schema, side) in _SPECS.items())
 
 
-def _bound(template: Tool, handler: Callable[[dict[str, Any], CallContext], Any]) -> Tool:
+def _unbound(args: JSONObject, ctx: CallContext) -> JSONObject:
+    raise RuntimeError("a tool template's handler ran; build_tools() gives every tool its desk's handler")
+
+
+def _bound(template: Tool, handler: Handler) -> Tool:
     tool = copy.copy(template)
     tool.handler = handler
     return tool

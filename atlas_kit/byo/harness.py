@@ -16,16 +16,16 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..agent import Bounds, run_agent
 from ..arguments import check_arguments
-from ..atlas import TICKETS, Fault, Session, atlas_session, grade, ticket
+from ..atlas import TICKETS, Fault, Session, atlas_session, ticket
 from ..dispatch import CallContext, DispatchResult, LoopBreak, Tool, Transient, canonical_args
 from ..errors import ToolFailure, retry_changed
-from ..episodes import Episode
+from ..episodes import Episode, episode_record, harness_failure
 from ..guard import Guard, max_cost_usd
 from ..models import ModelChoice
 from ..offline import OFFLINE_MODEL, offline_client
 from ..pricing import Estimate
-from ..results import Condition, harness_record, record_from_run
-from ..sources import Source
+from ..results import Condition
+from ..types import JSONObject, Record, Source, ToolDefinition, content_blocks
 from ..trace import Trace
 from .probe import results_of
 
@@ -88,11 +88,13 @@ class YourDispatcher:
         self.functions = tool_functions(self.tools.values(), trace=self.trace)
         self.seen: set[Any] = set()
 
-    def definitions(self) -> list[dict[str, Any]]:
+    def definitions(self) -> list[ToolDefinition]:
+        """Every tool's definition, for the request's `tools`."""
         return [t.definition() for t in self.tools.values()]
 
-    def dispatch(self, content: Iterable[Any]) -> DispatchResult:
-        blocks = [_plain(b) for b in content]
+    def dispatch(self, content: Iterable[object]) -> DispatchResult:
+        """Hand the blocks to your dispatch function, trace what it did, and report a repeat it names."""
+        blocks: list[JSONObject] = copy.deepcopy([dict(b) for b in content_blocks(content)])
         uses = [b for b in blocks if b.get("type") == "tool_use"]
         for b in uses:
             self.trace.add("call", tool_use_id=b["id"], tool=b["name"] if b["name"] in self.tools else "<unknown>",
@@ -108,27 +110,22 @@ class YourDispatcher:
         repeated = returned[1]
         if repeated is None or repeated is False:
             return DispatchResult(results=results)
-        last = self.trace.of_kind("error")[-1:] or [{"tool": "<unknown>", "code": "none"}]
-        parts = repeated if isinstance(repeated, tuple) and len(repeated) == 3 else (last[0]["tool"], "", last[0]["code"])
+        errors = self.trace.of_kind("error")
+        last = (errors[-1]["tool"], "", errors[-1]["code"]) if errors else ("<unknown>", "", "none")
+        parts = repeated if isinstance(repeated, tuple) and len(repeated) == 3 else last
         brk = LoopBreak(str(parts[0]), hashlib.sha256(str(parts[1]).encode()).hexdigest()[:16], str(parts[2]), 2)
         self.trace.add("loop_detected", tool=brk.tool, args_key=brk.args_key, code=brk.error, count=2, acted=True)
         return DispatchResult(results=results, loop_break=brk)
 
-    def _observe(self, block: dict[str, Any], result: dict[str, Any]) -> None:
+    def _observe(self, block: JSONObject, result: JSONObject) -> None:
         name = block["name"] if block["name"] in self.tools else "<unknown>"
         if not result.get("is_error"):
             self.trace.add("result", tool_use_id=block["id"], tool=name)
             return
         body = _body(result.get("content"))
-        nxt = body.get("next") if isinstance(body.get("next"), dict) else {}
+        nxt = body["next"] if isinstance(body.get("next"), dict) else {}
         self.trace.add("error", tool_use_id=block["id"], tool=name, code=str(body.get("error", "none")),
                        branch=nxt.get("branch"), detail=str(result.get("content"))[:500])
-
-
-def _plain(block: Any) -> dict[str, Any]:
-    if isinstance(block, dict):
-        return copy.deepcopy(block)
-    return block.model_dump(mode="json", exclude_none=True)
 
 
 def _body(content: Any) -> dict[str, Any]:
@@ -153,7 +150,7 @@ def your_session(dispatch: DispatchFunction, ticket: str, *, faults: bool | Iter
 def compare(dispatchers: Mapping[str, DispatchFunction | None], *, tickets: Sequence[str] | None = None,
             faults: Sequence[bool] = (True, False), trials: int = 1, first_seed: int = 0,
             choice: ModelChoice | None = None, bounds: Bounds | None = None,
-            confirm: Callable[[Estimate], bool] | None = None) -> list[dict[str, Any]]:
+            confirm: Callable[[Estimate], bool] | None = None) -> list[ByoRecord]:
     """Run each dispatcher (None: the library's Dispatcher) on the same tickets × faults × trials, one at a time.
 
     Trial n runs with seed first_seed + n, the same for every dispatcher. One record per episode: the fields of
@@ -181,7 +178,7 @@ def compare(dispatchers: Mapping[str, DispatchFunction | None], *, tickets: Sequ
     guard, _ = Guard.before(origin, [e for _, _, e in plan], max_cost_usd=max_cost_usd(), budget_usd=None,  # type: ignore[arg-type]
                             confirm=confirm, max_cost_per_episode=b.max_cost_usd, max_tokens=b.retry_max_tokens)
     clients: dict[int, Any] = {}
-    records = []
+    records: list[ByoRecord] = []
     for name, fn, episode in plan:
         if not guard.admit():
             warnings.warn(guard.message, stacklevel=2)
@@ -190,6 +187,12 @@ def compare(dispatchers: Mapping[str, DispatchFunction | None], *, tickets: Sequ
         records.append(_episode(name, fn, client, episode, origin, b))  # type: ignore[arg-type]
         guard.finish(records[-1])
     return records
+
+
+class ByoRecord(Record):
+    """A results record (types.Record) of one episode under your dispatcher, with its tool handler invocations."""
+
+    handler_calls: int
 
 
 def _is_ticket(ticket_id: Any) -> bool:
@@ -201,8 +204,8 @@ def _is_ticket(ticket_id: Any) -> bool:
 
 
 def _episode(name: str, fn: DispatchFunction | None, client: Any, episode: Episode, source: Source,
-             bounds: Bounds) -> dict[str, Any]:
-    condition, ticket_id, trial, seed = episode.condition, episode.ticket, episode.trial, episode.seed
+             bounds: Bounds) -> ByoRecord:
+    condition, ticket_id, seed = episode.condition, episode.ticket, episode.seed
     calls: Counter[str] = Counter()
     try:
         session = atlas_session(ticket_id, faults=condition.faults, seed=seed)
@@ -213,11 +216,9 @@ def _episode(name: str, fn: DispatchFunction | None, client: Any, episode: Episo
             session = dataclasses.replace(session, dispatcher=YourDispatcher(fn, tools.values(),  # type: ignore[arg-type]
                                                                                trace=session.dispatcher.trace))
         run = run_agent(client, session, model=condition.model, bounds=bounds, source=source)
-        record = record_from_run(run, grade(run), condition=condition, ticket=ticket_id, trial=trial, seed=seed,
-                                 experiment=name)
+        record = episode_record(episode, run, experiment=name)
     except Exception as exc:  # your dispatcher may be wrong; the sweep goes on and the record says how
-        record = harness_record(exc, condition=condition, ticket=ticket_id, trial=trial, seed=seed, source=source,
-                                experiment=name)
+        record = harness_failure(episode, exc, source=source, experiment=name)
     return {**record, "handler_calls": sum(calls.values())}
 
 

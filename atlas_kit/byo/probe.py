@@ -13,6 +13,7 @@ from typing import Any, Callable, Literal
 
 from ..dispatch import Transient
 from ..errors import ToolFailure, retry_changed, stop
+from ..types import JSONObject
 
 __all__ = ["CASES", "KINDS", "Case", "Outcome", "Probe", "kind_of", "run", "use"]
 
@@ -98,11 +99,13 @@ def _hashable(key: Any) -> Any:
         return repr(key)
 
 
-def kind_of(name: Any) -> Kind:
+def kind_of(name: object) -> Kind:
+    """How a probe tool behaves, from its name (KINDS); "unknown" for any other name."""
     return KINDS.get(name, "unknown") if isinstance(name, str) else "unknown"
 
 
-def use(use_id: str, name: str, **args: Any) -> dict[str, Any]:
+def use(use_id: str, name: str, **args: Any) -> JSONObject:
+    """A tool_use block calling `name` with `args`."""
     return {"type": "tool_use", "id": use_id, "name": name, "input": args}
 
 

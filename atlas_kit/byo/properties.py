@@ -222,7 +222,8 @@ def _retries(o: Outcome) -> str | None:
 
 def _expected_fires(turns: Turns) -> list[bool]:
     """The library's rule: a turn fires when a failed (tool, canonical arguments, error) triple repeats."""
-    seen, fires = set(), []  # type: ignore[var-annotated]
+    seen: set[tuple[str, str, str]] = set()
+    fires: list[bool] = []
     for t, blocks in enumerate(turns):
         fire = False
         for b in blocks:
@@ -231,7 +232,8 @@ def _expected_fires(turns: Turns) -> list[bool]:
                 continue
             code = "invalid_argument" if b["name"] == "flip" and t > 0 else kind
             triple = (b["name"], canonical_args(b["input"]), code)
-            fire, _ = fire or triple in seen, seen.add(triple)
+            fire = fire or triple in seen
+            seen.add(triple)
         fires.append(fire)
     return fires
 

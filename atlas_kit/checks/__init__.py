@@ -2,68 +2,16 @@
 
 A check never raises. Like a good tool error, a failed check says what is wrong and what to
 change in one or two sentences, and never hands over the solution. Hints come on request
-with `hint("03.1")`. The exercises themselves live in exercises/ and solutions/.
+with `hint("03.1")`. An answer still `...` (or a function whose body is) is "not answered yet"
+(_registry.py). The exercises themselves live in exercises/ and solutions/.
 """
 from __future__ import annotations
 
-import dis
-from dataclasses import dataclass
-from html import escape
-from typing import Any, Callable
+from typing import Any
 
-__all__ = ["BLANK", "EXERCISES", "Feedback", "check", "exercise", "hint", "is_blank"]
+from ._registry import BLANK, EXERCISES, PLACEHOLDER, Exercise, Feedback, exercise, is_blank
 
-BLANK = "Not answered yet: replace the ... in the cell above with your answer, run it, then run this check."
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """The result of a check: whether the answer is right, and one or two sentences saying why."""
-
-    exercise: str
-    ok: bool
-    message: str
-
-    def __repr__(self) -> str:
-        return f"{'✓' if self.ok else '✗'} Exercise {self.exercise}: {self.message}"
-
-    def _repr_html_(self) -> str:
-        colour = "#2e7d32" if self.ok else "#c62828"
-        return f"<div style='color:{colour}'><b>{'✓' if self.ok else '✗'} Exercise {escape(self.exercise)}</b>: {escape(self.message)}</div>"
-
-
-@dataclass(frozen=True)
-class _Exercise:
-    title: str
-    grade: Callable[[Any], str | None]  # None when right, else what to change
-    right: str
-    hints: tuple[str, ...]
-
-
-EXERCISES: dict[str, _Exercise] = {}
-
-
-def exercise(key: str, title: str, *, right: str, hints: tuple[str, ...] = ()) -> Callable[[Callable[[Any], str | None]], Callable[[Any], str | None]]:
-    """Register a grading function for exercise `key` ("NN.k"): it returns None, or what to change."""
-    def register(grade: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
-        if key in EXERCISES:
-            raise ValueError(f"exercise {key!r} is registered twice; give each exercise its own NN.k key.")
-        EXERCISES[key] = _Exercise(title, grade, right, hints)
-        return grade
-    return register
-
-
-_IDLE = {"RESUME", "NOP", "LOAD_CONST", "RETURN_CONST", "RETURN_VALUE", "POP_TOP"}
-
-
-def is_blank(answer: Any) -> bool:
-    """True for `...`, None, or a function whose body is still the exercise's gap (it only returns None)."""
-    if answer is ... or answer is None:
-        return True
-    if getattr(answer, "__code__", None) is None:
-        return False
-    return all(i.opname in _IDLE and (i.opname not in ("LOAD_CONST", "RETURN_CONST") or i.argval in (None, ...))
-               for i in dis.get_instructions(answer))
+__all__ = ["BLANK", "EXERCISES", "PLACEHOLDER", "Exercise", "Feedback", "check", "exercise", "hint", "is_blank"]
 
 
 def check(key: str, answer: Any) -> Feedback:

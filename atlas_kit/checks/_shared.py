@@ -5,17 +5,16 @@ Each chapter's own data and grading live in its chNN module.
 """
 from __future__ import annotations
 
-import copy
 import json
 import re
 from typing import Any, Callable
 
 from ..agent import Bounds, Run, run_agent
-from ..atlas import atlas_session, style_named
+from ..atlas import atlas_session, fail_first_call, style_named
 from ..dispatch import CallContext, Dispatcher, Tool
 from ..errors import ToolError, ToolFailure
-from ..models import SIMULATED
 from ..offline import OFFLINE_MODEL, Profile, offline_client
+from ..types import SIMULATED, JSONObject, ToolResultBlock, ToolUseBlock
 
 
 # --- chapters 00-03: run a ticket with the learner's error in place of Atlas's own -----------
@@ -25,17 +24,7 @@ def _offline_run(ticket: str, *, tool: str | None = None, failure: ToolFailure |
     """Run `ticket` with the stand-in; with `failure`, the first call to `tool` fails with it instead."""
     session = atlas_session(ticket, seed=seed)
     if tool is not None and failure is not None:
-        real, calls = session.dispatcher.tools[tool], [0]
-
-        def handler(args: dict[str, Any], ctx: Any) -> Any:
-            calls[0] += 1
-            if calls[0] == 1:
-                raise failure
-            return real.handler(args, ctx)
-
-        wrapped = copy.copy(real)
-        wrapped.handler = handler
-        session.dispatcher.tools[tool] = wrapped
+        session.dispatcher.tools[tool] = fail_first_call(session.dispatcher.tools[tool], failure)
     return run_agent(offline_client(seed=seed), session, model=OFFLINE_MODEL, source=SIMULATED)
 
 
@@ -53,7 +42,7 @@ def _ctx() -> CallContext:
     return CallContext("toolu_check", 1, None)
 
 
-def _attempt(handler: Callable[..., Any], args: dict[str, Any]) -> tuple[str, Any]:
+def _attempt(handler: Callable[..., Any], args: JSONObject) -> tuple[str, Any]:
     """Call a handler directly: ("ok", value), ("failure", ToolFailure) or ("crash", exception)."""
     try:
         return "ok", handler(dict(args), _ctx())
@@ -75,11 +64,11 @@ def _body(block: Any) -> Any:
         return None
 
 
-def _use(use_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+def _use(use_id: str, name: str, args: JSONObject) -> ToolUseBlock:
     return {"type": "tool_use", "id": use_id, "name": name, "input": dict(args)}
 
 
-def _dispatch(tool: Tool, args: dict[str, Any], *, style: str = "contract") -> dict[str, Any]:
+def _dispatch(tool: Tool, args: JSONObject, *, style: str = "contract") -> ToolResultBlock:
     use = _use("toolu_check", tool.name, args)
     return Dispatcher([tool], style=style_named(style), run_id="check").dispatch([use]).results[0]
 

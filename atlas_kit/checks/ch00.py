@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..atlas import grade
-from . import exercise
+from ._registry import exercise
 from ._shared import _offline_run
 
 

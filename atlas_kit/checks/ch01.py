@@ -13,7 +13,8 @@ from ..errors import ErrorCode
 from ..experiments import run_experiment
 from ..metrics import groups, recovery
 from ..results import HARNESS_ERROR
-from . import BLANK, exercise
+from ..types import Record
+from ._registry import BLANK, exercise
 from ._shared import _error_shape
 
 
@@ -62,16 +63,18 @@ def _grade_01_1(answer: Any) -> str | None:
     return None
 
 
-def _sweep_records() -> list[dict[str, Any]]:
+def _sweep_records() -> list[Record]:
     records = _sweep_01_2()
     # Two records a careless count gets wrong: a harness failure, and a correct episode with no error.
-    harness = dict(records[0], key="check|harness", stop_reason=HARNESS_ERROR, correct=False, hit_error=True)
-    clean = dict(records[0], key="check|clean", style="raw", hit_error=False, correct=True, error_codes=[], branches=[])
+    harness: Record = {**records[0], "key": "check|harness", "stop_reason": HARNESS_ERROR, "correct": False,
+                       "hit_error": True}
+    clean: Record = {**records[0], "key": "check|clean", "style": "raw", "hit_error": False, "correct": True,
+                     "error_codes": [], "branches": []}
     return [*records, harness, clean]
 
 
 @lru_cache(maxsize=1)
-def _sweep_01_2() -> tuple[dict[str, Any], ...]:
+def _sweep_01_2() -> tuple[Record, ...]:
     return tuple(run_experiment(name="check_01_2", styles=("raw", "generic", "contract"), faults=(True,),
                                 tickets=("T04", "T05", "T07", "T09", "T19", "T22", "T23", "T03"), trials=2,
                                 model="offline", progress=False))

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..atlas import TOOL_NAMES
 from ..errors import Branch, Next, tool_error
-from . import exercise
+from ._registry import exercise
 
 
 FAILURES_02_1 = {

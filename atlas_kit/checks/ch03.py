@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from ..errors import Branch, ErrorCode
-from . import exercise
+from ._registry import exercise
 from ._shared import _asks_to_retry, _error_shape, _says_what_to_do
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from ..atlas import TENANTS, World, money
 from ..dispatch import Tool
 from ..errors import ErrorCode, tool_error
-from . import exercise
+from ._registry import exercise
 from ._shared import _asks_to_retry, _attempt, _body, _crashed, _dispatch, _forbids_guessing, _says_what_to_do
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from ..atlas import atlas_session, grade, money
 from ..dispatch import CallContext, Tool
 from ..errors import ErrorCode, ToolFailure
-from . import BLANK, exercise, is_blank
+from ._registry import BLANK, exercise, is_blank
 from ._shared import _attempt, _body, _crashed, _dispatch, _run
 
 

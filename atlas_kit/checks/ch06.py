@@ -8,7 +8,7 @@ from typing import Any
 
 from ..agent import Bounds
 from ..atlas import atlas_session, grade
-from . import exercise
+from ._registry import exercise
 from ._shared import _run
 
 

@@ -11,7 +11,8 @@ from ..atlas import TOOL_NAMES, FaultSchedule, World, atlas_session, build_tools
 from ..atlas.styles import CASES
 from ..dispatch import Dispatcher, Failure, RetryPolicy
 from ..transport import estimate_tokens
-from . import exercise
+from ..types import result_text
+from ._registry import exercise
 from ._shared import _body, _run, _use
 
 
@@ -65,7 +66,7 @@ def _lean(style: Any) -> str | None:
         text, problem = _style_block(style, failure, case)
         if problem or text is None:
             return problem or f"For '{case}' your style returned no text for the model to read."
-        body = failure.error.block()["content"]
+        body = result_text(failure.error.block()["content"])
         if failure.raw.strip() and failure.raw != failure.error.message and failure.raw in text:
             return f"For '{case}' your text passes on the library's raw text; that is the raw style, not a lean contract."
         theirs, ours = _selects(text), _selects(body) or ("stop", None, None)

@@ -10,7 +10,7 @@ from typing import Any
 from ..atlas import atlas_session, ticket
 from ..dispatch import Tool
 from ..errors import ErrorCode
-from . import BLANK, exercise, is_blank
+from ._registry import BLANK, exercise, is_blank
 from ._shared import _attempt, _body, _crashed, _dispatch, _run
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..atlas import Fault, FaultSchedule
 from ..dispatch import CallContext, Dispatcher, RetryPolicy, Tool, Transient
-from . import BLANK, exercise
+from ._registry import BLANK, exercise
 from ._shared import _use
 
 

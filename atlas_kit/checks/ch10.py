@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, Mapping
 
 
 from ..atlas import Fault, atlas_session, catalogue, play
 from ..errors import tool_error
-from . import BLANK, exercise, is_blank
+from ..types import TraceEvent
+from ._registry import BLANK, exercise, is_blank
 
 __all__ = ["BROKEN_10"]
 
@@ -18,7 +19,7 @@ __all__ = ["BROKEN_10"]
 _SCENARIOS = ("lost_reply", "down", "quota")
 
 
-def _observe(faults: list[Fault]) -> tuple[tuple[str, str | None] | None, int, list[dict[str, Any]]]:
+def _observe(faults: list[Fault]) -> tuple[tuple[str, str | None] | None, int, list[TraceEvent]]:
     session = atlas_session("T17", faults=faults, seed=0)
     play(session)
     errors = [e for e in session.trace.of_kind("error") if e["tool"] == "update_order"]
@@ -81,8 +82,9 @@ def _block(content: Any, **extra: Any) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": "toolu_c", "is_error": True, "content": text, **extra}
 
 
-def _good_blocks() -> list[tuple[str, dict[str, Any]]]:
-    good = [(f"the catalogue's {row.case!r} error", _block(row.contract)) for row in catalogue(seed=0)]
+def _good_blocks() -> list[tuple[str, Mapping[str, object]]]:
+    good: list[tuple[str, Mapping[str, object]]] = [(f"the catalogue's {row.case!r} error", _block(row.contract))
+                                                     for row in catalogue(seed=0)]
     good.append(("an error with no next", tool_error("toolu_c", "not_found", "No order matches order_id.").block()))
     good.append(("a reworded not_permitted", _block({"error": "not_permitted", "retryable": False,
                                                     "message": "This account is not one of yours, so it cannot be shown.",

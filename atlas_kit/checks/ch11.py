@@ -5,22 +5,24 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any
+from typing import Any, cast
 
 from ..atlas import TICKETS
 from ..metrics import Z95, paired_recovery, recovery, success
-from . import BLANK, exercise, is_blank
+from ..types import Record
+from ._registry import BLANK, exercise, is_blank
 
 __all__ = ["FAULT_TICKETS"]
 
 
-def _episodes(counts: tuple[int, int, int, int]) -> list[dict[str, Any]]:
-    """Episode records from counts: (hit & correct, hit & wrong, clean & correct, clean & wrong)."""
+def _episodes(counts: tuple[int, int, int, int]) -> list[Record]:
+    """Episode records from counts: (hit & correct, hit & wrong, clean & correct, clean & wrong); only the
+    fields recovery reads."""
     out: list[dict[str, Any]] = []
     for n, (hit, correct) in zip(counts, ((True, True), (True, False), (False, True), (False, False))):
         out += [{"ticket": f"T{len(out) + 1:02d}", "style": "raw", "hit_error": hit, "correct": correct,
                  "stop_reason": "finished"} for _ in range(n)]
-    return out
+    return cast(list[Record], out)
 
 
 _SETS_11 = ((6, 3, 4, 1), (7, 3, 0, 0), (0, 5, 3, 0), (5, 0, 2, 2), (70, 30, 12, 3))

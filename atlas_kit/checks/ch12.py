@@ -10,7 +10,8 @@ from ..atlas import World, money
 from ..atlas.data import Account, Order
 from ..dispatch import Dispatcher, RetryPolicy, Tool
 from ..transport import estimate_tokens
-from . import BLANK, exercise, is_blank
+from ..types import result_text
+from ._registry import BLANK, exercise, is_blank
 from ._shared import _use
 
 
@@ -84,9 +85,9 @@ def _call(d: Dispatcher, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any
     out = d.dispatch([_use(f"toolu_{len(d.trace)}", tool, args)])
     block = out.results[0]
     if out.failures:
-        return None, json.loads(out.failures[0].error.block()["content"])
+        return None, dict(out.failures[0].error.body())
     try:
-        return json.loads(block["content"]), None
+        return json.loads(result_text(block["content"])), None
     except ValueError:
         return {}, None
 
@@ -146,7 +147,7 @@ def _check_paging(make: Any) -> str | None:
         if err is None or err["error"] != "invalid_argument" or err.get("next", {}).get("argument") != arg:
             return f"A call with {args} should be refused with invalid_argument and retry_changed naming {arg}; yours was not."
     body, err = _call(d, name, {"account_id": _BIG, "page_size": 50})
-    if err is not None or len(body.get("orders", [])) != 50:
+    if err is not None or len((body or {}).get("orders", [])) != 50:
         return "page_size 50 (MAX_PAGE_SIZE) is allowed and should return 50 orders."
     for bad in ("4471", "acme"):
         body, err = _call(d, name, {"account_id": bad})
@@ -159,6 +160,6 @@ def _check_paging(make: Any) -> str | None:
     if err is None or err["error"] != "not_found":
         return "An account that does not exist (ACC-0000) should fail with not_found, and stop."
     body, err = _call(d, name, {"account_id": "ACC-4475"})
-    if err is not None or body.get("count") != 0 or body.get("orders") != []:
+    if err is not None or (body or {}).get("count") != 0 or (body or {}).get("orders") != []:
         return "An account with no orders (ACC-4475) is an answer, not an error: count 0 and an empty orders list."
     return None

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from ..byo import first_violation
 from ..dispatch import Transient
 from ..errors import ToolFailure, stop
-from . import exercise
+from ._registry import exercise
 
 
 def _takes(fn: Callable[..., Any], n: int) -> bool:
@@ -45,7 +45,8 @@ class _Flaky:
     """A tool whose first `fail` attempts raise `error()`; it records the key of every attempt."""
 
     def __init__(self, fail: int, error: Callable[[], BaseException]) -> None:
-        self.fail, self.error, self.keys = fail, error, []  # type: list[Any]
+        self.fail, self.error = fail, error
+        self.keys: list[Any] = []
 
     def __call__(self, args: Any, key: Any = None) -> dict[str, Any]:
         self.keys.append(key)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import math
 import random
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from ..agent import run_agent
 from ..atlas import atlas_session, grade, money
@@ -15,7 +15,8 @@ from ..dispatch import CallContext, Tool
 from ..models import SIMULATED
 from ..offline import OFFLINE_MODEL, offline_client
 from ..stats import fisher_exact, mcnemar_exact, pair_records, paired_difference
-from . import BLANK, exercise, is_blank
+from ..types import Record
+from ._registry import BLANK, exercise, is_blank
 
 __all__ = ["paired_records"]
 
@@ -128,7 +129,7 @@ def _check_cut(fn: Any) -> str | None:
 
 # --- 14.2 -------------------------------------------------------------------------------------
 
-def paired_records(seed: int) -> list[dict[str, Any]]:
+def paired_records(seed: int) -> list[Record]:
     """A sweep's worth of records in two arms (raw, contract) plus noise the pairing must leave out, shuffled."""
     rng = random.Random(f"ch14:{seed}")
     out = []
@@ -145,15 +146,15 @@ def paired_records(seed: int) -> list[dict[str, Any]]:
     broken = next(r for r in out if r["style"] == "raw" and r["ticket"] == "T34" and r["trial"] == 3)
     broken.update(stop_reason="harness_error", correct=False)  # the harness failed: not the model's doing
     rng.shuffle(out)
-    return out
+    return cast(list[Record], out)  # the fields pairing reads, not whole records
 
 
-def _expected(records: list[dict[str, Any]]) -> tuple[float, float]:
+def _expected(records: list[Record]) -> tuple[float, float]:
     pd = paired_difference(pair_records(records, a="contract", b="raw", on=("style", "ticket", "trial", "seed")))
     return pd.difference, pd.p_value
 
 
-def _diagnose(records: list[dict[str, Any]], got: tuple[float, float]) -> str:
+def _diagnose(records: list[Record], got: tuple[float, float]) -> str:
     pairs = pair_records(records, a="contract", b="raw", on=("style", "ticket", "trial", "seed"))
     pd = paired_difference(pairs)
     arm = {s: [r for r in records if r["style"] == s and r["stop_reason"] != "harness_error"] for s in ("contract", "raw")}

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from ..atlas import atlas_session
 from ..dispatch import DispatchResult
-from . import exercise
+from ._registry import exercise
 
 _REFUND = ("T04", "issue_refund", {"invoice_id": "INV-20411", "amount_cents": 65000, "reason": "Course cancelled."})
 _LOOKUP = ("T01", "get_account", {"account_id": "ACC-4471"})

@@ -83,7 +83,7 @@ def _decide(sub: Submission, expected: str | None, strict: bool, plans: dict[str
     elif strict and sub.chapter != expected:
         sub.status = "wrong_chapter"
         sub.notes.append(f"this is chapter {sub.chapter}'s notebook, not chapter {expected}'s; nothing was graded")
-    if sub.status is None:
+    if sub.status is None and sub.chapter is not None:
         sub.notes = static_notes(sub.cells, [s.key for s in plans[sub.chapter].exercises]) + sub.notes
 
 

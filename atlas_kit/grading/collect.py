@@ -150,8 +150,9 @@ def _read_json(path: Path) -> tuple[dict[str, Any], list[tuple[str, tuple[str, .
         data = nbformat.convert(nbformat.from_dict(data), 4)
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise ValueError("the JSON has no list of cells, so it is not a Jupyter notebook")
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    cells, title = [], None
+    meta: dict[str, Any] = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
+    cells: list[tuple[str, tuple[str, ...]]] = []
+    title: str | None = None
     for cell in data["cells"]:
         if not isinstance(cell, dict):
             continue

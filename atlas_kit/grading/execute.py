@@ -13,7 +13,7 @@ from time import monotonic
 from ..offline import OFFLINE_MODEL
 from . import probe
 from .kernel import CellOutcome, Confinement, Kernel, KernelStartError
-from .records import ChapterPlan, ExerciseResult, ExerciseSpec, Grade, Status, Submission
+from .records import ChapterPlan, ExerciseResult, ExerciseSpec, Grade, Outcome, Status, Submission
 
 
 async def grade_submission(sub: Submission, plan: ChapterPlan, *, confined: Confinement, folder: Path,
@@ -139,7 +139,7 @@ def _result(spec: ExerciseSpec, path: Path, outcome: CellOutcome, cell_timeout: 
     if kind == "unplanned":
         why = f"Not graded: the solution notebook has no check call for {spec.key}."
         return ExerciseResult("not_graded", why), replaced
-    outcome_name = "right" if found.get("ok") is True else "blank" if found.get("blank") else "wrong"
+    outcome_name: Outcome = "right" if found.get("ok") is True else "blank" if found.get("blank") else "wrong"
     return ExerciseResult(outcome_name, str(found.get("message", ""))), replaced
 
 

@@ -95,7 +95,7 @@ class Kernel:
 
         prefix = self.confined.prefix
 
-        class Confined(AsyncKernelManager):  # type: ignore[misc]
+        class Confined(AsyncKernelManager):
             def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
                 return [*prefix, *super().format_kernel_cmd(extra_arguments)]
 

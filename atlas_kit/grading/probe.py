@@ -33,7 +33,7 @@ def guard_network(log_path: str) -> None:
     """
     import sys
 
-    def hook(event: str, args: tuple) -> None:
+    def hook(event: str, args: tuple[object, ...]) -> None:
         if event in ("socket.connect", "socket.sendto"):
             address = args[-1]
             host, port = (address[0], address[1]) if isinstance(address, tuple) and len(address) >= 2 else (None, None)
@@ -52,7 +52,7 @@ def guard_network(log_path: str) -> None:
     sys.addaudithook(hook)
 
 
-def grade_exercise(key: str, expression: str | None, result_path: str, namespace: dict) -> None:
+def grade_exercise(key: str, expression: str | None, result_path: str, namespace: dict[str, object]) -> None:
     """Evaluate the solution's answer expression in the notebook's `namespace`; check it with a fresh atlas_kit.checks.
 
     Writes JSON to `result_path`: the atlas_kit functions or classes the notebook replaced, and either
@@ -106,10 +106,7 @@ def grade_exercise(key: str, expression: str | None, result_path: str, namespace
             del sys.modules[name]
         checks = importlib.import_module("atlas_kit.checks")
         feedback = checks.check(key, answer)
-        try:
-            blank = bool(checks.is_blank(answer))
-        except Exception:
-            blank = False
+        blank = feedback.ok is not True and feedback.message == checks.BLANK  # the check's own "not answered yet"
         result.update(kind="checked", ok=feedback.ok is True, blank=blank, message=str(feedback.message))
     with open(result_path, "w", encoding="utf-8") as out:
         json.dump(result, out)

@@ -15,12 +15,12 @@ from inspect_ai.util import StoreModel
 
 from ..agent import LOOP_BROKEN_REPLY, StopReason
 from ..atlas import ALL_TICKETS, IMPLICIT_TICKETS, TICKETS, Session, SimpleRun, Ticket, atlas_session
+from ..types import Message, StyleName
 from .messages import assistant_blocks, tool_use_blocks
 
 __all__ = ["AtlasEpisode", "ArgumentError", "EpisodeSpec", "ReplayMismatch", "StyleName", "TicketSet", "atlas_dataset",
            "replay", "select_tickets"]
 
-StyleName = Literal["raw", "generic", "contract"]
 TicketSet = Literal["core", "implicit", "all"]
 _SETS: dict[str, dict[str, Ticket]] = {"core": TICKETS, "implicit": IMPLICIT_TICKETS, "all": ALL_TICKETS}
 
@@ -113,7 +113,7 @@ def replay(spec: EpisodeSpec, messages: Sequence[ChatMessage], *, epoch: int, st
     session = spec.session(epoch=epoch)
     answered = {m.tool_call_id: m for m in messages if isinstance(m, ChatMessageTool)}
     users = [m for m in messages if isinstance(m, ChatMessageUser)]
-    transcript: list[dict[str, Any]] = [{"role": "user", "content": users[0].text if users else session.ticket.message}]
+    transcript: list[Message] = [{"role": "user", "content": users[0].text if users else session.ticket.message}]
     final, broke = "", False
     for message in messages:
         if not isinstance(message, ChatMessageAssistant):
@@ -131,10 +131,11 @@ def replay(spec: EpisodeSpec, messages: Sequence[ChatMessage], *, epoch: int, st
         out = session.dispatcher.dispatch(blocks)
         results = {r["tool_use_id"]: r for r in out.results}
         for block, logged in shown:
-            result = results.get(block["id"], {})
-            if result.get("content") != logged.text or bool(result.get("is_error")) != (logged.error is not None):
+            result = results.get(block["id"])
+            failed = result is not None and bool(result.get("is_error"))
+            if result is None or result["content"] != logged.text or failed != (logged.error is not None):
                 raise ReplayMismatch(f"{block['name']} (call {block['id']}) now answers differently from the log")
-        transcript.append({"role": "user", "content": out.results})
+        transcript.append({"role": "user", "content": [*out.results]})
         broke = out.loop_break is not None
     if broke and stop_reason != "loop_broken":
         raise ReplayMismatch(f"the loop breaker stops this run, but the log says it ended with {stop_reason}")

@@ -6,48 +6,23 @@ inspect's Anthropic provider sends it as a `tool_result` with `is_error` set. Ch
 """
 from __future__ import annotations
 
-from typing import Any, Literal, Sequence, TypedDict
+from typing import Sequence
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser
 from inspect_ai.tool import ToolCall, ToolCallError, ToolInfo, ToolParams
 
+from ..types import Block, Message, MessagesRequest, TextBlock, ToolDefinition, ToolResultBlock, ToolUseBlock
+
 __all__ = ["AnthropicMessage", "AnthropicRequest", "ToolResultBlock", "ToolUseBlock", "anthropic_request",
            "assistant_blocks", "tool_info", "tool_messages", "tool_use_blocks"]
 
-
-class TextBlock(TypedDict):
-    type: Literal["text"]
-    text: str
-
-
-class ToolUseBlock(TypedDict):
-    type: Literal["tool_use"]
-    id: str
-    name: str
-    input: Any  # the model's arguments; None when they were not valid JSON, so the dispatcher says so
+# The blocks are atlas_kit's own (types.py); a tool_use's input is None when the model's arguments were not
+# valid JSON, so the dispatcher says so.
+AnthropicMessage = Message
+AnthropicRequest = MessagesRequest
 
 
-class ToolResultBlock(TypedDict, total=False):
-    type: Literal["tool_result"]
-    tool_use_id: str
-    content: str | list[TextBlock]
-    is_error: bool
-
-
-class AnthropicMessage(TypedDict):
-    role: Literal["user", "assistant"]
-    content: str | list[TextBlock | ToolUseBlock | ToolResultBlock]
-
-
-class AnthropicRequest(TypedDict):
-    model: str
-    max_tokens: int
-    system: str
-    tools: list[dict[str, Any]]
-    messages: list[AnthropicMessage]
-
-
-def tool_info(definition: dict[str, Any]) -> ToolInfo:
+def tool_info(definition: ToolDefinition) -> ToolInfo:
     """One Atlas tool definition as inspect's ToolInfo, its input_schema carried whole (patterns, examples, enums)."""
     schema = definition["input_schema"]
     params = ToolParams.model_validate(schema)
@@ -65,7 +40,7 @@ def tool_use_blocks(message: ChatMessageAssistant) -> list[ToolUseBlock]:
             for call in message.tool_calls or []]
 
 
-def tool_messages(calls: Sequence[ToolCall], results: Sequence[dict[str, Any]]) -> list[ChatMessageTool]:
+def tool_messages(calls: Sequence[ToolCall], results: Sequence[ToolResultBlock]) -> list[ChatMessageTool]:
     """The dispatcher's `tool_result` blocks as inspect tool messages, one per call, in the calls' order.
 
     A failure keeps its text twice: as the content (what logs and viewers show) and as the error's message
@@ -111,18 +86,17 @@ def anthropic_request(messages: Sequence[ChatMessage], tools: Sequence[ToolInfo]
             _user(out, message.text)
         else:
             raise TypeError(f"anthropic_request: a {type(message).__name__} has no place in an Atlas conversation.")
-    definitions = [{"name": t.name, "description": t.description,
-                    "input_schema": t.parameters.model_dump(exclude_none=True)} for t in tools]
+    definitions = [ToolDefinition(name=t.name, description=t.description,
+                                  input_schema=t.parameters.model_dump(exclude_none=True)) for t in tools]
     return AnthropicRequest(model=model, max_tokens=max_tokens, system=system, tools=definitions, messages=out)
 
 
 def _tool_result(message: ChatMessageTool) -> ToolResultBlock:
-    block = ToolResultBlock(type="tool_result", tool_use_id=str(message.tool_call_id), is_error=message.error is not None)
+    content: str | list[TextBlock] = [TextBlock(type="text", text=message.text)]
     if message.error is not None:  # the API refuses an empty error, hence the fallbacks (inspect's own)
-        block["content"] = message.error.message or message.text or "error"
-    else:
-        block["content"] = [TextBlock(type="text", text=message.text)]
-    return block
+        content = message.error.message or message.text or "error"
+    return ToolResultBlock(type="tool_result", tool_use_id=str(message.tool_call_id), is_error=message.error is not None,
+                           content=content)
 
 
 def _user(out: list[AnthropicMessage], content: str | list[ToolResultBlock]) -> None:
@@ -132,7 +106,7 @@ def _user(out: list[AnthropicMessage], content: str | list[ToolResultBlock]) -> 
         out.append(AnthropicMessage(role="user", content=list(content) if isinstance(content, list) else content))
         return
     before = last["content"]
-    head: list[TextBlock | ToolUseBlock | ToolResultBlock] = (
+    head: list[Block] = (
         [TextBlock(type="text", text=before)] if isinstance(before, str) else list(before))
     tail = [TextBlock(type="text", text=content)] if isinstance(content, str) else content
     last["content"] = head + list(tail)

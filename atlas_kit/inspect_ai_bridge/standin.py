@@ -7,7 +7,7 @@ atlas_kit.offline.OfflineModel: a rule-based program, not an LLM, so its runs ar
 from __future__ import annotations
 
 from inspect import isawaitable
-from typing import Any
+from typing import Any, cast
 
 from inspect_ai.model import (ChatMessage, GenerateConfig, Model, ModelAPI, ModelCall, ModelOutput, ModelUsage,
                               model_output_from_anthropic)
@@ -48,7 +48,7 @@ class StandIn(ModelAPI):
                        config: GenerateConfig) -> tuple[ModelOutput, ModelCall]:
         body = dict(anthropic_request(input, tools, model=OFFLINE_MODEL, max_tokens=config.max_tokens or _MAX_TOKENS))
         reply = OfflineModel(seed=config.seed or 0, profile=self.profile)(body)
-        output = await model_output_from_anthropic(reply)
+        output = await model_output_from_anthropic(cast(dict[str, Any], reply))
         return output, ModelCall.create(request=body, response=reply)
 
 
