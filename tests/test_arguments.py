@@ -55,7 +55,7 @@ def test_atlas_schemas_are_all_covered_by_the_subset():
     assert ATLAS_SCHEMAS and all(schema_subset.covers(s) for s in ATLAS_SCHEMAS)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(atlas_arguments())
 def test_subset_errors_equal_jsonschema_on_atlas_tools(case):
     schema, args = case
@@ -84,7 +84,7 @@ small_schema = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(small_schema, st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), json_values, max_size=4) | json_values)
 def test_subset_errors_equal_jsonschema_on_generated_schemas(schema, instance):
     assert schema_subset.covers(schema)
@@ -104,7 +104,7 @@ broken_schema = st.fixed_dictionaries({"type": st.just("object")}, optional={
 })
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(broken_schema)
 def test_schema_problems_agree_with_jsonschema(schema):
     try:
