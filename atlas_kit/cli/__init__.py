@@ -1,0 +1,157 @@
+"""The `atlas-kit` command: run the course offline, and run experiments into a results folder.
+
+Argument parsing and printing only; the work lives in experiments, metrics and charts. This file builds the
+parser; each command's handler has its module (course, experiment, mcp, grade) and args.py the shared types.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+from .args import (ON_OFF, STYLE_NAMES, _cassette, _chapter, _csv, _dollars, _existing, _name, _positive,
+                   _preset_name, _profile, _seconds, _seed, _ticket, _tickets)
+from .course import course_command
+from .experiment import experiment_command
+from .grade import grade_command
+from .mcp import mcp_command
+
+__all__ = ["main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="atlas-kit", description=__doc__.splitlines()[0],
+                                     epilog="Run `atlas-kit COMMAND --help` for a command's options.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    course = sub.add_parser("course", help="run the course offline (no API key needed)")
+    course.add_argument("--out", type=Path, default=Path("results/course"),
+                        help="where executed notebooks go (default: results/course)")
+    course.add_argument("--chapters", type=Path, default=None, metavar="DIR",
+                        help="the folder of chapter notebooks (default: chapters/ of this checkout)")
+    course.set_defaults(func=course_command)
+
+    exp = sub.add_parser(
+        "experiment", help="run a sweep of Atlas tickets; write results (JSONL), charts (PNG) and a summary",
+        description="Run every style × faults × loop-breaker condition on each ticket, --trials times "
+                    "(trial i uses seed i). Each finished episode is appended to OUT/NAME.jsonl at once; "
+                    "running the same command again resumes and never repeats an episode (episodes that failed at "
+                    "the API are rerun). A live sweep prints its cost estimate and asks before it starts.",
+        epilog="exit codes: 0 done; 1 stopped by the API (a rejected key, an outage); 2 bad input, or a live sweep "
+               "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1, 3 or 130. "
+               "Example: atlas-kit experiment --model offline --styles raw,contract --trials 20 --out results/")
+    exp.add_argument("--model", default="offline", metavar="NAME",
+                     help="'offline' (default): the rule-based stand-in, results labelled simulated; or a live "
+                          "model name, which needs ANTHROPIC_API_KEY (without it the stand-in answers instead, "
+                          "and the results say simulated)")
+    exp.add_argument("--styles", type=_csv("style", STYLE_NAMES), default=list(STYLE_NAMES), metavar="LIST",
+                     help=f"error styles to compare, comma-separated, from {','.join(STYLE_NAMES)} (default: all)")
+    exp.add_argument("--trials", type=_positive, default=5, metavar="N",
+                     help="trials per ticket and condition; trial i runs with seed FIRST_SEED + i (default: 5)")
+    exp.add_argument("--first-seed", type=_seed, default=0, metavar="FIRST_SEED",
+                     help="the seed of trial 0 (default: 0)")
+    exp.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",
+                     help="folder for NAME.jsonl and the charts (default: results)")
+    exp.add_argument("--name", type=_name, default="experiment", help="experiment name, a plain file name: the "
+                     "files are OUT/NAME.jsonl and OUT/NAME_<chart>.png (default: experiment)")
+    exp.add_argument("--tickets", type=_tickets, default=None, metavar="LIST",
+                     help="ticket ids, comma-separated, e.g. T01,T04; T28 to T39 are chapter 14's implicit-failure "
+                          "tickets (default: the core 27, T01 to T27)")
+    exp.add_argument("--faults", type=_csv("faults setting", tuple(ON_OFF), ON_OFF.get), default=[True, False],
+                     metavar="on,off", help="inject each ticket's faults: on, off, or on,off for both (default: on,off)")
+    exp.add_argument("--loop-breaker", type=_csv("loop-breaker setting", tuple(ON_OFF), ON_OFF.get), default=[True],
+                     metavar="on,off", help="end a run when the same call fails the same way twice: on, off, "
+                                            "or on,off to compare (default: on)")
+    exp.add_argument("--profile", type=_profile, default=None, metavar="NAME",
+                     help="offline only: what the stand-in does when an error gives it no cue (default: default)")
+    exp.add_argument("--concurrency", type=_positive, default=16, metavar="N",
+                     help="live or replayed episodes in flight at once; offline runs one at a time (default: 16)")
+    exp.add_argument("--cassette", type=_cassette, default=None, metavar="PATH",
+                     help="replay a recorded cassette instead of calling a model: no key, no network")
+    exp.add_argument("--record", type=Path, default=None, metavar="PATH",
+                     help="with a live model: record every call to this cassette, for replaying in class")
+    exp.add_argument("--budget", type=_dollars, default=None, metavar="USD",
+                     help="live only: stop the sweep cleanly once it has spent this many US dollars; rerun to resume "
+                          "(default: no budget beyond the confirmed estimate)")
+    exp.add_argument("--yes", action="store_true",
+                     help="live only: start without asking; a live sweep first prints its cost estimate and, with no "
+                          "terminal to ask on, is refused unless --yes is given")
+    exp.add_argument("--via", choices=("messages", "batch"), default="messages",
+                     help="messages (default): one call at a time; batch: each turn of every episode in one Message "
+                          "Batch, at half the price, results within 24 hours; a killed batch sweep resumes its batches")
+    exp.add_argument("--preset", type=_preset_name, default=None, metavar="NAME",
+                     help="run a published design on Atlas: self-reflective (arXiv 2606.05037: plain-English against "
+                          "structured errors, 10 tickets); --model takes a comma-separated list, --trials is N per "
+                          "model and arm (30 matches the paper); files go to OUT/NAME_MODEL.jsonl")
+    exp.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    exp.set_defaults(func=experiment_command)
+
+    mcp = sub.add_parser(
+        "mcp", help="serve Atlas over MCP (stdio) so a real model in Claude Code, Claude Desktop or the MCP Inspector "
+                    "can work the tickets; needs the extra: pip install -e '.[mcp]'",
+        description="Serve Atlas's seven tools, a finish tool and the 27 tickets (as prompts T01-T27) over stdio. "
+                    "Pick a ticket prompt in your client to open an episode; the model hands its reply in with finish, "
+                    "and the server grades it.",
+        epilog="example: atlas-kit mcp --print-config claude-code   (prints the exact `claude mcp add` line)")
+    mcp.add_argument("--style", choices=STYLE_NAMES, default="contract",
+                     help="how failed tool calls are worded: raw, generic or contract (default: contract)")
+    mcp.add_argument("--faults", choices=tuple(ON_OFF), default="on", help="inject each ticket's faults (default: on)")
+    mcp.add_argument("--seed", type=_seed, default=0, help="the seed of Atlas's data and faults (default: 0)")
+    mcp.add_argument("--log", type=Path, default=None, metavar="FILE",
+                     help="append each episode (calls, answer, grade, client) to this JSONL results file")
+    mcp.add_argument("--ticket", type=_ticket, default=None, metavar="ID",
+                     help="open this ticket at start, for clients that do not offer prompts (e.g. T04)")
+    mcp.add_argument("--max-calls", type=_positive, default=12, metavar="N",
+                     help="tool calls per episode before it ends on step_limit (default: 12)")
+    mcp.add_argument("--print-config", choices=("claude-code", "claude-desktop", "inspector"), default=None,
+                     help="print the exact command or config snippet that connects that client, then exit")
+    mcp.set_defaults(func=mcp_command)
+
+    grade = sub.add_parser(
+        "grade", help="grade learners' exercise notebooks: run each offline and confined, write grades.csv and "
+                      "report.html",
+        description="Run each submitted exercise notebook in a kernel of its own (no API key, no network, the offline "
+                    "stand-in only, a time limit), check every exercise with the course's own checks, and write "
+                    "OUT/grades.csv (a row per notebook) and OUT/report.html (by exercise, then by learner).",
+        epilog="example: atlas-kit grade submissions/ --chapter 02 --out grades/")
+    grade.add_argument("submissions", nargs="+", type=_existing, metavar="SUBMISSION",
+                       help="an exercise notebook, or a folder searched for them")
+    grade.add_argument("--out", type=Path, default=Path("grades"), metavar="DIR",
+                       help="folder for grades.csv and report.html (default: grades)")
+    grade.add_argument("--chapter", type=_chapter, default=None, metavar="NN",
+                       help="the chapter the class was set; a notebook of another chapter gets a row saying so "
+                            "(default: each notebook's own chapter, from its metadata or file name)")
+    grade.add_argument("--timeout", type=_seconds, default=300.0, metavar="S",
+                       help="seconds for a whole notebook, its cells and checks together; then its kernel is "
+                            "killed (default: 300)")
+    grade.add_argument("--cell-timeout", type=_seconds, default=60.0, metavar="S",
+                       help="seconds for one cell or one check; then it is interrupted (default: 60)")
+    grade.add_argument("--jobs", type=_positive, default=None, metavar="N",
+                       help="notebooks graded at once, each in its own kernel (default: the number of CPU cores)")
+    grade.add_argument("--solutions", type=Path, default=None, metavar="DIR",
+                       help="the course's solutions/ folder, where each exercise's answer expression is read "
+                            "(default: solutions/ of this checkout)")
+    grade.set_defaults(func=grade_command)
+    return parser
+
+
+def _note(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+          line: str | None = None) -> None:
+    """Print a warning as a plain note: no file, line or class name for a user to decode."""
+    from ..trace import redact
+
+    print(f"note: {redact(str(message))}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`atlas-kit`: parse the command line, run the command, and return its exit status."""
+    args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _note
+        try:
+            status: int = args.func(args)
+            return status
+        except KeyboardInterrupt:  # a command that stops on Ctrl-C says more itself; this is the plain fallback
+            print(f"atlas-kit {args.command}: interrupted.", file=sys.stderr)
+            return 130

@@ -1,0 +1,137 @@
+"""`atlas-kit experiment`: run a sweep of Atlas tickets (or a published design, `--preset`) into a results
+folder, print its table and charts, and ask before a live sweep spends money. The work lives in experiments,
+presets and charts; chapter 11 teaches the sweep, the preset and the budget.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .args import STYLE_NAMES, _one_line
+
+__all__ = ["experiment_command", "preset_command"]
+
+
+def experiment_command(args: argparse.Namespace) -> int:
+    """Exit 0 when every episode ran; 1 when the API stopped the sweep; 2 on bad input or a refused live
+    sweep; 3 when the budget stopped it; 130 on Ctrl-C. Every stop but 2 is resumable by rerunning."""
+    from ..charts import save_charts
+    from ..experiments import sweep
+    from ..guard import SweepInterrupted, SweepRefused
+    from ..tables import recovery_table
+
+    out: Path = args.out
+    jsonl = out / f"{args.name}.jsonl"
+    problem = _unwritable(out)
+    if problem:
+        print(f"atlas-kit experiment: error: --out {out}: {problem}", file=sys.stderr)
+        return 2
+    if args.preset:
+        return preset_command(args)
+    try:
+        result = sweep(
+            name=args.name, styles=args.styles, faults=args.faults, break_loops=args.loop_breaker,
+            profiles=(args.profile,), tickets=args.tickets, trials=args.trials, first_seed=args.first_seed, model=args.model,
+            cassette=args.cassette, record=args.record, out=jsonl, concurrency=args.concurrency, progress=not args.no_progress,
+            max_cost_usd=math.inf, budget_usd=args.budget, confirm=lambda estimate: _confirm(estimate, yes=args.yes),
+            via=args.via,
+        )
+    except SweepInterrupted as stop:
+        print(f"atlas-kit experiment: {stop}", file=sys.stderr)
+        return 130
+    except SweepRefused as err:
+        print(f"atlas-kit experiment: refused: {err}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as err:  # a value only the run can check, a bad cassette, an unwritable file
+        print(f"atlas-kit experiment: error: {_one_line(err)}", file=sys.stderr)
+        return 2
+    records = result.records
+    varying = [f for f in ("faults", "break_loops", "profile", "model") if len({r[f] for r in records}) > 1]
+    print(recovery_table(records, by=("style", *varying)))
+    print(f"\n{len(records)} episodes in {jsonl}")
+    try:
+        for path in save_charts(records, out, prefix=f"{args.name}_"):
+            print(f"chart: {path}")
+    except OSError as err:
+        print(f"atlas-kit experiment: error: the charts could not be written: {_one_line(err)}", file=sys.stderr)
+        return 2
+    print(result.guard.spend_line(records))
+    if result.stopped is not None:
+        print(f"atlas-kit experiment: {result.message}", file=sys.stderr)
+        return 3 if result.stopped == "budget" else 1
+    return 0
+
+
+def preset_command(args: argparse.Namespace) -> int:
+    """`--preset NAME`: audit the design, run it for each model in --model (comma-separated), print the table."""
+    from ..guard import SweepInterrupted, SweepRefused, SweepStopped
+    from ..presets import run_preset
+
+    given = {"--styles": args.styles != list(STYLE_NAMES), "--tickets": args.tickets is not None,
+             "--faults": args.faults != [True, False], "--loop-breaker": args.loop_breaker != [True],
+             "--profile": args.profile is not None, "--cassette": args.cassette is not None,
+             "--record": args.record is not None}
+    if any(given.values()):
+        print(f"atlas-kit experiment: error: --preset {args.preset} fixes its arms, tickets and faults; drop "
+              f"{', '.join(flag for flag, on in given.items() if on)}.", file=sys.stderr)
+        return 2
+    try:
+        result = run_preset(args.preset, models=[m.strip() for m in args.model.split(",") if m.strip()],
+                            trials=args.trials, first_seed=args.first_seed, via=args.via, out=args.out,
+                            progress=not args.no_progress, max_cost_usd=math.inf, budget_usd=args.budget,
+                            confirm=lambda estimate: _confirm(estimate, yes=args.yes))
+    except SweepInterrupted as stop:
+        print(f"atlas-kit experiment: {stop}", file=sys.stderr)
+        return 130
+    except SweepRefused as err:
+        print(f"atlas-kit experiment: refused: {err}", file=sys.stderr)
+        return 2
+    except SweepStopped as err:
+        print(f"atlas-kit experiment: {_one_line(err)}", file=sys.stderr)
+        return 1
+    except (ValueError, OSError) as err:
+        print(f"atlas-kit experiment: error: {_one_line(err)}", file=sys.stderr)
+        return 2
+    print(result.table())
+    print(f"\n{len(result.records)} episodes in {args.out}/{args.preset}_MODEL.jsonl. Audit passed: no error text "
+          f"states a task's expected answer ({result.audited} ticket, arm and seed runs read).")
+    return 3 if result.stopped == "budget" else 0
+
+
+def _confirm(estimate: Any, *, yes: bool) -> bool:
+    """Ask on a terminal whether to start a live sweep; with no terminal, only --yes starts it."""
+    from ..guard import SweepRefused
+
+    if yes:
+        return True
+    try:
+        interactive = sys.stdin.isatty()
+    except (AttributeError, ValueError, OSError):
+        interactive = False
+    if not interactive:
+        raise SweepRefused("no terminal to confirm the estimate above on; run the same command with --yes to start "
+                           "this live sweep, or lower --trials or --tickets.")
+    try:
+        answer = input(f"Start {estimate.episodes:,} live episodes (high estimate ${estimate.high_usd:,.2f}, "
+                       f"cap ${estimate.cap_usd:,.2f})? [y/N] ")
+    except EOFError:
+        answer = ""
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _unwritable(folder: Path) -> str:
+    """Why results cannot be written into `folder` (made if missing), or "" when they can."""
+    if folder.exists() and not folder.is_dir():
+        return "is a file; give a folder for NAME.jsonl and the charts."
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, so the folder cannot be made; give another --out."
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} is not writable; give a folder you can write to."
+    return ""
