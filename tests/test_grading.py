@@ -23,7 +23,7 @@ from atlas_kit.grading.report import render_html
 
 from grading_class import FORMULA_NAME, ROOT, XSS_NAME, Expected, chapter_files, make_class
 
-SECRET = "sk-ant-grader-test-0123456789abcdef"
+SECRET = "sk-" + "ant-grader-test-0123456789abcdef"  # built here, so no key-shaped string is tracked
 OTHER_SECRET = "hunter2-but-longer-0123"
 CHAPTER = "00"
 
