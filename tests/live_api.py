@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
 import httpx2
+import pytest
 
 from atlas_kit.transport import HandlerError, MessagesTransport
 
@@ -75,3 +76,27 @@ class LocalAPI:
         http.send_header("connection", "close")
         http.end_headers()
         http.wfile.write(content)
+
+
+@pytest.fixture
+def live(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A function that starts a LocalAPI for a handler and points a live client at it (fake key, no ATLAS_MODEL).
+
+    Afterwards every server is stopped and the process-wide sweep limit is back at its default.
+    """
+    from atlas_kit import guard
+
+    servers: list[LocalAPI] = []
+
+    def start(handler: Any) -> LocalAPI:
+        server = LocalAPI(handler).__enter__()
+        servers.append(server)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+        monkeypatch.delenv("ATLAS_MODEL", raising=False)
+        return server
+
+    yield start
+    for server in servers:
+        server.__exit__()
+    guard.set_max_cost_usd(guard.DEFAULT_MAX_COST_USD)

@@ -5,7 +5,7 @@ import datetime as dt
 import json
 
 import pytest
-from live_api import FAKE_KEY, LocalAPI
+from live_api import FAKE_KEY, LocalAPI, live  # noqa: F401 (live is a fixture)
 
 from atlas_kit import guard as G
 from atlas_kit.charts import recovery_by_style
@@ -23,23 +23,6 @@ MODEL = "claude-sonnet-5-5"
 TINY = dict(name="live", model=MODEL, styles=("contract",), faults=(True,), tickets=("T01", "T04"), trials=1,
             progress=False)
 
-
-@pytest.fixture
-def live(monkeypatch):
-    servers = []
-
-    def start(handler):
-        server = LocalAPI(handler).__enter__()
-        servers.append(server)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-        monkeypatch.delenv("ATLAS_MODEL", raising=False)
-        return server
-
-    yield start
-    for server in servers:
-        server.__exit__()
-    G.set_max_cost_usd(G.DEFAULT_MAX_COST_USD)
 
 
 def costly(body):

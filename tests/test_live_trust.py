@@ -14,7 +14,7 @@ import httpx2
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from live_api import FAKE_KEY, LocalAPI
+from live_api import FAKE_KEY, LocalAPI, live  # noqa: F401 (live is a fixture)
 
 from atlas_kit import pricing
 from atlas_kit.agent import STOP_REASONS, Bounds, Task, arun_agent, run_agent
@@ -30,23 +30,6 @@ USAGE = {"input_tokens": 100, "output_tokens": 20}
 SCHEMA = {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"],
           "additionalProperties": False}
 
-
-@pytest.fixture
-def live(monkeypatch):
-    """A function that starts a local API for a handler and points a live client at it."""
-    servers = []
-
-    def start(handler):
-        server = LocalAPI(handler).__enter__()
-        servers.append(server)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-        monkeypatch.delenv("ATLAS_MODEL", raising=False)
-        return server
-
-    yield start
-    for server in servers:
-        server.__exit__()
 
 
 class Counter:

@@ -21,7 +21,7 @@ def experiment_command(args: argparse.Namespace) -> int:
     sweep; 3 when the budget stopped it; 130 on Ctrl-C. Every stop but 2 is resumable by rerunning."""
     from ..charts import save_charts
     from ..experiments import sweep
-    from ..guard import SweepInterrupted, SweepRefused
+    from ..guard import SweepInterrupted, SweepStopped
     from ..tables import recovery_table
 
     out: Path = args.out
@@ -40,15 +40,8 @@ def experiment_command(args: argparse.Namespace) -> int:
             max_cost_usd=math.inf, budget_usd=args.budget, confirm=lambda estimate: _confirm(estimate, yes=args.yes),
             via=args.via,
         )
-    except SweepInterrupted as stop:
-        print(f"atlas-kit experiment: {stop}", file=sys.stderr)
-        return 130
-    except SweepRefused as err:
-        print(f"atlas-kit experiment: refused: {err}", file=sys.stderr)
-        return 2
-    except (ValueError, OSError) as err:  # a value only the run can check, a bad cassette, an unwritable file
-        print(f"atlas-kit experiment: error: {_one_line(err)}", file=sys.stderr)
-        return 2
+    except (SweepInterrupted, SweepStopped, ValueError, OSError) as err:  # incl. a bad cassette, an unwritable file
+        return _failed(err)
     records = result.records
     varying = [f for f in ("faults", "break_loops", "profile", "model") if len({r[f] for r in records}) > 1]
     print(recovery_table(records, by=("style", *varying)))
@@ -68,7 +61,7 @@ def experiment_command(args: argparse.Namespace) -> int:
 
 def preset_command(args: argparse.Namespace) -> int:
     """`--preset NAME`: audit the design, run it for each model in --model (comma-separated), print the table."""
-    from ..guard import SweepInterrupted, SweepRefused, SweepStopped
+    from ..guard import SweepInterrupted, SweepStopped
     from ..presets import run_preset
 
     given = {"--styles": args.styles != list(STYLE_NAMES), "--tickets": args.tickets is not None,
@@ -84,22 +77,28 @@ def preset_command(args: argparse.Namespace) -> int:
                             trials=args.trials, first_seed=args.first_seed, via=args.via, out=args.out,
                             progress=not args.no_progress, max_cost_usd=math.inf, budget_usd=args.budget,
                             confirm=lambda estimate: _confirm(estimate, yes=args.yes))
-    except SweepInterrupted as stop:
-        print(f"atlas-kit experiment: {stop}", file=sys.stderr)
-        return 130
-    except SweepRefused as err:
-        print(f"atlas-kit experiment: refused: {err}", file=sys.stderr)
-        return 2
-    except SweepStopped as err:
-        print(f"atlas-kit experiment: {_one_line(err)}", file=sys.stderr)
-        return 1
-    except (ValueError, OSError) as err:
-        print(f"atlas-kit experiment: error: {_one_line(err)}", file=sys.stderr)
-        return 2
+    except (SweepInterrupted, SweepStopped, ValueError, OSError) as err:
+        return _failed(err)
     print(result.table())
     print(f"\n{len(result.records)} episodes in {args.out}/{args.preset}_MODEL.jsonl. Audit passed: no error text "
           f"states a task's expected answer ({result.audited} ticket, arm and seed runs read).")
     return 3 if result.stopped == "budget" else 0
+
+
+def _failed(err: BaseException) -> int:
+    """One line on stderr for a sweep that did not start or finish, and its exit code (see experiment_command)."""
+    from ..guard import SweepInterrupted, SweepRefused, SweepStopped
+
+    if isinstance(err, SweepInterrupted):
+        line, code = str(err), 130
+    elif isinstance(err, SweepRefused):
+        line, code = f"refused: {err}", 2
+    elif isinstance(err, SweepStopped):
+        line, code = _one_line(err), 1
+    else:  # a value only the run can check, a bad cassette, an unwritable file
+        line, code = f"error: {_one_line(err)}", 2
+    print(f"atlas-kit experiment: {line}", file=sys.stderr)
+    return code
 
 
 def _confirm(estimate: Any, *, yes: bool) -> bool:
