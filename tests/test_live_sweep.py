@@ -5,7 +5,7 @@ import datetime as dt
 import json
 
 import pytest
-from live_api import FAKE_KEY, LocalAPI, live  # noqa: F401 (live is a fixture)
+from live_api import live  # noqa: F401 (a fixture, used by name)
 
 from atlas_kit import guard as G
 from atlas_kit.charts import recovery_by_style

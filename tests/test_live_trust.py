@@ -14,7 +14,7 @@ import httpx2
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from live_api import FAKE_KEY, LocalAPI, live  # noqa: F401 (live is a fixture)
+from live_api import live  # noqa: F401 (a fixture, used by name)
 
 from atlas_kit import pricing
 from atlas_kit.agent import STOP_REASONS, Bounds, Task, arun_agent, run_agent
