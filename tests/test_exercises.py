@@ -71,11 +71,11 @@ def test_stored_solution_run_passes_every_check(path):
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=[p.stem for p in SOLUTIONS])
-def test_blank_exercise_runs_and_every_check_says_not_answered(path, tmp_path):
+def test_blank_exercise_runs_and_every_check_says_not_answered(path, tmp_path, kernel_name):
     papermill = pytest.importorskip("papermill")
     exercise = ROOT / "exercises" / path.name
     out = tmp_path / path.name
-    papermill.execute_notebook(str(exercise), str(out), cwd=str(exercise.parent), kernel_name="python3", progress_bar=False,
+    papermill.execute_notebook(str(exercise), str(out), cwd=str(exercise.parent), kernel_name=kernel_name, progress_bar=False,
                                engine_name="atlas")  # atlas: no plain-TCP kernel warning
     verdicts = [t for t in _outputs(json.loads(out.read_text())) if t.startswith(("✓ Exercise", "✗ Exercise"))]
     assert verdicts and all(v.startswith("✗") and BLANK in v for v in verdicts), verdicts

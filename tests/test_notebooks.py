@@ -42,7 +42,7 @@ def _parameters(nb: dict) -> dict:
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_chapter_runs_with_other_parameters(path, tmp_path, monkeypatch):
+def test_chapter_runs_with_other_parameters(path, tmp_path, monkeypatch, kernel_name):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     nb = json.loads(path.read_text())
     stored = _parameters(nb)
@@ -50,7 +50,7 @@ def test_chapter_runs_with_other_parameters(path, tmp_path, monkeypatch):
     alt = {k: v for k, v in ALT.get(path.stem, DEFAULT_ALT).items() if k in stored}
     assert alt and any(stored[k] != v for k, v in alt.items())
     out = tmp_path / path.name
-    papermill.execute_notebook(str(path), str(out), parameters=alt, cwd=str(path.parent), kernel_name="python3",
+    papermill.execute_notebook(str(path), str(out), parameters=alt, cwd=str(path.parent), kernel_name=kernel_name,
                                progress_bar=False, engine_name="atlas")  # atlas: no plain-TCP kernel warning
     ran = json.loads(out.read_text())
     text = json.dumps([c.get("outputs", []) for c in ran["cells"]])

@@ -1,0 +1,85 @@
+"""Suite-wide: every notebook the tests run gets a kernel forked from a warm parent (tests/kernel_zygote.py).
+
+A kernel's start-up was mostly importing the `anthropic` SDK and ipykernel, about 1.5 s of CPU each time,
+and the suite starts about 64 of them. Each pytest process writes a kernelspec, `atlas-test`, whose command
+(tests/kernel_launch.py) asks the warm parent for a fork, and starts that parent before its first notebook.
+nbval (see addopts in pyproject.toml) and the papermill tests use this kernelspec. With
+ATLAS_COLD_KERNELS=1 every kernel starts from scratch instead, as a learner's does. The grader (its kernels
+run in a network namespace of their own), the browser test and the README's papermill command start their
+own kernels and are always cold.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+KERNEL = "atlas-test"
+TESTS = Path(__file__).resolve().parent / "tests"
+_folder: list[Path] = []
+_zygote: list[subprocess.Popen[bytes]] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="atlas-kernels-"))
+    spec = folder / "kernels" / KERNEL
+    spec.mkdir(parents=True)
+    from ipykernel.kernelspec import get_kernel_dict
+
+    plain = get_kernel_dict()  # ipykernel's own spec for this interpreter; only the command changes
+    assert plain["argv"][1:3] == ["-m", "ipykernel_launcher"], plain["argv"]
+    argv = [sys.executable, "-S", str(TESTS / "kernel_launch.py"), *plain["argv"][3:]]
+    spec.joinpath("kernel.json").write_text(json.dumps({**plain, "argv": argv}))
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(folder), os.environ.get("JUPYTER_PATH", "")) if p)
+    _folder.append(folder)
+
+
+def _warm() -> None:
+    """Start this process's warm parent, once; a no-op with ATLAS_COLD_KERNELS=1."""
+    if _zygote or os.environ.get("ATLAS_COLD_KERNELS") == "1":
+        return
+    socket_path = _folder[0] / "zygote.sock"
+    zygote = subprocess.Popen([sys.executable, str(TESTS / "kernel_zygote.py"), str(socket_path)],
+                              stdin=subprocess.PIPE, start_new_session=True)
+    _zygote.append(zygote)
+    deadline = time.monotonic() + 30
+    while not socket_path.exists():  # bound before its imports, so this is the interpreter's start only
+        if zygote.poll() is not None or time.monotonic() > deadline:
+            return  # no warm parent: the launcher finds no socket and starts a cold kernel
+        time.sleep(0.01)
+    os.environ["ATLAS_KERNEL_ZYGOTE"] = str(socket_path)  # a launcher that comes before the imports end waits
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.path.suffix == ".ipynb":  # an nbval cell: its notebook's kernel starts in this setup
+        _warm()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for zygote in _zygote:
+        assert zygote.stdin is not None
+        zygote.stdin.close()  # its signal to kill the kernels it still has and leave
+        try:
+            zygote.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            zygote.kill()
+            zygote.wait()
+    _zygote.clear()
+    for folder in _folder:
+        shutil.rmtree(folder, ignore_errors=True)
+    _folder.clear()
+
+
+@pytest.fixture(scope="session")
+def kernel_name() -> str:
+    """The kernelspec for a test's own notebook runs (papermill, nbclient); see this module's docstring."""
+    _warm()
+    return KERNEL

@@ -1,0 +1,223 @@
+"""A warm parent for the suite's notebook kernels: it imports once what every kernel imports, then forks.
+
+About 64 of the suite's notebook runs start a kernel, and each spent about 1.5 s of CPU importing the
+`anthropic` SDK and IPython before its first cell. This process imports them once; each kernel is a fork
+of it, which then starts ipykernel as `python -m ipykernel_launcher -f FILE` would, in the launcher's
+folder, with the launcher's environment and standard streams.
+
+What a fork shares with its parent, and how that is kept honest:
+- Only third-party modules are preloaded, never `atlas_kit` or `ipykernel.kernelapp`: each notebook
+  imports the package fresh, so an import-time mistake in it shows in every run.
+- A module can read the environment when it is imported. The parent records every variable its imports
+  read; a kernel whose environment differs from the parent's in any of them, or in any PYTHON* variable,
+  is refused and its launcher starts a cold kernel instead.
+- Forks of one parent share its string-hash seed; it is still random for each test session.
+
+Run as `python tests/kernel_zygote.py SOCKET`: it serves forks on the Unix socket SOCKET until its stdin
+closes (the pytest process that started it has gone), then kills the kernels it still has.
+`tests/kernel_launch.py` is the kernelspec's command that asks for a fork; the root conftest.py starts this.
+Nothing here is used by the package or the course: a learner's kernel is always a plain one.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import selectors
+import signal
+import socket
+import struct
+import sys
+from dataclasses import dataclass
+
+# None of these starts a thread on import (a fork copies only the thread that calls it). matplotlib and
+# numpy are left out: numpy's BLAS may start threads, and matplotlib reads MPLBACKEND, which ipykernel sets.
+PRELOAD = ("anthropic", "httpx", "zmq", "tornado.ioloop", "jupyter_client.session", "IPython.core.interactiveshell",
+           "ipykernel.ipkernel")
+MAX_REQUEST = 1 << 20  # a request is argv, cwd and the environment; a megabyte is far more than any of them
+
+
+@dataclass
+class Job:
+    """What a forked child becomes: a kernel with these arguments, in this folder, with this environment."""
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+
+
+def preload() -> frozenset[str]:
+    """Import PRELOAD; return the names of the environment variables those imports read."""
+    read: set[str] = set()
+    environ_class = type(os.environ)
+    original = environ_class.__getitem__
+
+    def spy(self: os._Environ[str], key: str) -> str:
+        read.add(key)
+        return original(self, key)
+
+    environ_class.__getitem__ = spy  # type: ignore[method-assign]
+    try:
+        for name in PRELOAD:
+            __import__(name)
+    finally:
+        environ_class.__getitem__ = original  # type: ignore[method-assign]
+    return frozenset(read)
+
+
+def differs(read: frozenset[str], env: dict[str, str]) -> bool:
+    """Would a fresh interpreter with `env` have imported PRELOAD differently from this one?"""
+    keys = read | {k for k in (*os.environ, *env) if k.startswith("PYTHON")}
+    return any(os.environ.get(k) != env.get(k) for k in keys)
+
+
+def _read_request(conn: socket.socket) -> tuple[Job, list[int]]:
+    """One request: a 4-byte length, then JSON, with the launcher's stdin, stdout and stderr attached."""
+    head, fds, _flags, _addr = socket.recv_fds(conn, 4, 3)
+    if len(head) != 4 or len(fds) != 3:
+        for fd in fds:
+            os.close(fd)
+        raise ValueError("a request needs a length and three file descriptors")
+    (size,) = struct.unpack("!I", head)
+    body = b""
+    while len(body) < min(size, MAX_REQUEST):
+        chunk = conn.recv(size - len(body))
+        if not chunk:
+            break
+        body += chunk
+    if size > MAX_REQUEST or len(body) != size:
+        for fd in fds:
+            os.close(fd)
+        raise ValueError("a request's body is too large or cut short")
+    data = json.loads(body)
+    return Job(list(data["argv"]), str(data["cwd"]), {str(k): str(v) for k, v in data["env"].items()}), fds
+
+
+def _status(waitstatus: int) -> str:
+    """How a kernel ended, as the launcher repeats it: `exit N` or `signal N`."""
+    if os.WIFSIGNALED(waitstatus):
+        return f"signal {os.WTERMSIG(waitstatus)}"
+    return f"exit {os.waitstatus_to_exitcode(waitstatus)}"
+
+
+def serve(path: str) -> tuple[Job, list[int]] | None:
+    """Serve forks on `path`. Returns only in a forked child, with the job it must run; None when told to stop."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)  # bound before the imports: a launcher that comes early waits instead of going cold
+    read = preload()
+    gc.collect()
+    gc.freeze()  # the preloaded objects stay out of every fork's collections, so their pages stay shared
+    wake_r, wake_w = socket.socketpair()
+    wake_w.setblocking(False)
+    signal.set_wakeup_fd(wake_w.fileno())
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # only to wake the selector through the wakeup fd
+    sel = selectors.DefaultSelector()
+    sel.register(listener, selectors.EVENT_READ, "accept")
+    sel.register(wake_r, selectors.EVENT_READ, "child")
+    sel.register(sys.stdin, selectors.EVENT_READ, "parent")
+    kids: dict[int, socket.socket] = {}  # kernel pid -> its launcher's connection
+    zygote = os.getpid()
+    try:
+        while True:
+            for key, _ in sel.select():
+                if key.data == "parent":
+                    if not os.read(sys.stdin.fileno(), 1 << 12):
+                        return None
+                elif key.data == "child":
+                    wake_r.recv(1 << 12)
+                    _reap(kids, sel)
+                elif key.data == "accept":
+                    conn, _ = listener.accept()
+                    conn.settimeout(5)
+                    try:
+                        job, fds = _read_request(conn)
+                    except (OSError, ValueError, KeyError, TypeError):
+                        conn.close()
+                        continue
+                    if differs(read, job.env):
+                        for fd in fds:
+                            os.close(fd)
+                        _say(conn, "cold")
+                        conn.close()
+                        continue
+                    pid = os.fork()
+                    if pid == 0:
+                        signal.set_wakeup_fd(-1)
+                        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                        for other in [listener, wake_r, wake_w, conn, *kids.values()]:
+                            other.close()
+                        sel.close()
+                        return job, fds
+                    for fd in fds:
+                        os.close(fd)
+                    conn.settimeout(None)
+                    _say(conn, str(pid))
+                    kids[pid] = conn
+                    sel.register(conn, selectors.EVENT_READ, pid)
+                elif isinstance(key.fileobj, socket.socket) and not key.fileobj.recv(64):
+                    # a launcher sends nothing after its request: end of file means it is gone
+                    sel.unregister(key.fileobj)
+                    _kill(key.data)  # reaped like any other kernel; its status goes nowhere
+    finally:
+        if os.getpid() == zygote:  # a forked kernel leaves through here too, and must not kill its siblings
+            for pid in list(kids):
+                _kill(pid)
+
+
+def _say(conn: socket.socket, line: str) -> None:
+    try:
+        conn.sendall(f"{line}\n".encode())
+    except OSError:
+        pass  # the launcher has gone; its kernel, if any, is killed when its connection reads as closed
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _reap(kids: dict[int, socket.socket], sel: selectors.BaseSelector) -> None:
+    """Collect every kernel that has ended and tell its launcher how."""
+    while True:
+        try:
+            pid, waitstatus = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        conn = kids.pop(pid, None)
+        if conn is None:
+            continue
+        try:
+            sel.unregister(conn)
+        except (KeyError, ValueError):
+            pass  # already unregistered when its launcher went away
+        _say(conn, _status(waitstatus))
+        conn.close()
+
+
+def become_kernel(job: Job, fds: list[int]) -> None:
+    """In the forked child: take the launcher's streams, folder and environment, then run ipykernel."""
+    import importlib.util
+
+    os.setsid()  # as jupyter_client starts a kernel: a terminal's Ctrl-C is not the kernel's
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(job.cwd)
+    os.environ.clear()
+    os.environ.update(job.env)
+    launcher = importlib.util.find_spec("ipykernel_launcher")
+    sys.argv = [launcher.origin if launcher and launcher.origin else "ipykernel_launcher", *job.argv]
+    from ipykernel import kernelapp  # imported here, after the environment is the kernel's: it reads JPY_PARENT_PID
+
+    kernelapp.launch_new_instance()
+
+
+if __name__ == "__main__":
+    del sys.path[0]  # this folder: a kernel must not see the tests' modules, as ipykernel_launcher removes its own
+    forked = serve(sys.argv[1])
+    if forked is not None:
+        become_kernel(*forked)
