@@ -9,8 +9,8 @@ What a fork shares with its parent, and how that is kept honest:
 - Only third-party modules are preloaded, never `atlas_kit` or `ipykernel.kernelapp`: each notebook
   imports the package fresh, so an import-time mistake in it shows in every run.
 - A module can read the environment when it is imported. The parent records every variable its imports
-  read; a kernel whose environment differs from the parent's in any of them, or in any PYTHON* variable,
-  is refused and its launcher starts a cold kernel instead.
+  read; a kernel whose environment differs from the parent's in any of them, or in one the interpreter reads
+  as it starts (PYTHON*, the locale, TZ), is refused and its launcher starts a cold kernel instead.
 - Forks of one parent share its string-hash seed; it is still random for each test session.
 
 Run as `python tests/kernel_zygote.py SOCKET`: it serves forks on the Unix socket SOCKET until its stdin
@@ -34,6 +34,8 @@ from dataclasses import dataclass
 # numpy are left out: numpy's BLAS may start threads, and matplotlib reads MPLBACKEND, which ipykernel sets.
 PRELOAD = ("anthropic", "httpx", "zmq", "tornado.ioloop", "jupyter_client.session", "IPython.core.interactiveshell",
            "ipykernel.ipkernel")
+STARTUP_PREFIXES = ("PYTHON", "LC_")
+STARTUP_NAMES = ("LANG", "LANGUAGE", "TZ")
 MAX_REQUEST = 1 << 20  # a request is argv, cwd and the environment; a megabyte is far more than any of them
 
 
@@ -65,8 +67,11 @@ def preload() -> frozenset[str]:
 
 
 def differs(read: frozenset[str], env: dict[str, str]) -> bool:
-    """Would a fresh interpreter with `env` have imported PRELOAD differently from this one?"""
-    keys = read | {k for k in (*os.environ, *env) if k.startswith("PYTHON")}
+    """Would a fresh interpreter with `env` have started, or imported PRELOAD, differently from this one?
+
+    The interpreter itself reads the PYTHON* variables, the locale and TZ as it starts.
+    """
+    keys = read | {k for k in (*os.environ, *env) if k.startswith(STARTUP_PREFIXES) or k in STARTUP_NAMES}
     return any(os.environ.get(k) != env.get(k) for k in keys)
 
 
