@@ -15,7 +15,10 @@ def test_course_runs_the_chapters_it_finds_and_names_a_missing_folder(tmp_path, 
     src.mkdir()
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('ok')")]), src / "00_a.ipynb")
     assert main(["course", "--chapters", str(src), "--out", str(tmp_path / "out")]) == 0
-    assert "1 chapters ran offline" in capsys.readouterr().out and (tmp_path / "out" / "00_a.ipynb").exists()
+    assert "1 chapter ran offline" in capsys.readouterr().out and (tmp_path / "out" / "00_a.ipynb").exists()
+    with pytest.raises(SystemExit) as bad:
+        main(["course", "--jobs", "0", "--chapters", str(src), "--out", str(tmp_path / "out")])
+    assert bad.value.code == 2 and "'0' is not accepted; give a whole number of at least 1." in capsys.readouterr().err
     assert main(["course", "--chapters", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
     assert "No chapter notebooks" in capsys.readouterr().err
 

@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where executed notebooks go (default: results/course)")
     course.add_argument("--chapters", type=Path, default=None, metavar="DIR",
                         help="the folder of chapter notebooks (default: chapters/ of this checkout)")
+    course.add_argument("--jobs", type=_positive, default=None, metavar="N",
+                        help="chapters run at once, each in its own kernel (default: one per core, at most 4)")
     course.set_defaults(func=course_command)
 
     exp = sub.add_parser(

@@ -6,20 +6,24 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 __all__ = ["course_command"]
 
 
 def course_command(args: argparse.Namespace) -> int:
     """Exit 0 when every chapter ran; 2 when the chapters folder is missing."""
-    from ..course import closing_line, run_course
+    from ..course import closing_line, course_jobs, run_course
 
+    jobs = args.jobs or course_jobs()
+    start = time.perf_counter()
     try:
-        timings = run_course(args.out, folder=args.chapters)
+        timings = run_course(args.out, folder=args.chapters, jobs=jobs)
     except FileNotFoundError as err:
         print(f"atlas-kit course: error: {err}", file=sys.stderr)
         return 2
-    total = sum(seconds for _, seconds in timings)
-    print(f"{len(timings)} chapters ran offline (no API key, simulated results) in {total:.0f} s.")
+    side = f", {jobs} at a time" if jobs > 1 and len(timings) > 1 else ""
+    counted = f"{len(timings)} chapter{'s' if len(timings) != 1 else ''} ran"
+    print(f"{counted} offline (no API key, simulated results) in {time.perf_counter() - start:.0f} s{side}.")
     print(closing_line(args.out, folder=args.chapters))
     return 0
