@@ -7,14 +7,21 @@ import json
 
 import pytest
 
-pytest.importorskip("mcp")
+from atlas_kit.checks import check
+from atlas_kit.dispatch import Dispatcher, Tool
+from atlas_kit.errors import ToolFailure, stop
 
-from mcp import MCPError  # noqa: E402
 
-from atlas_kit.checks import check  # noqa: E402
-from atlas_kit.dispatch import Dispatcher, Tool  # noqa: E402
-from atlas_kit.errors import ToolFailure, stop  # noqa: E402
-from atlas_kit.mcp_server import INVALID_PARAMS  # noqa: E402
+@pytest.fixture(scope="module", autouse=True)
+def mcp_names() -> None:
+    """Import the MCP SDK (MCPError, and atlas_kit.mcp_server on it) when a test here first runs, not at collection:
+    every xdist worker collects this file. Without the mcp extra each test here is skipped."""
+    global MCPError, INVALID_PARAMS
+    pytest.importorskip("mcp")
+    from mcp import MCPError
+
+    from atlas_kit.mcp_server import INVALID_PARAMS
+
 
 # --- the solutions, as the solution notebook writes them ----------------------------------------
 

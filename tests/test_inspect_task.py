@@ -14,22 +14,17 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pytest
 
-pytest.importorskip("inspect_ai")
+from atlas_kit.agent import LOOP_BROKEN_REPLY, run_agent
+from atlas_kit.atlas import ALL_TICKETS, atlas_session, grade
+from atlas_kit.offline import OFFLINE_MODEL, offline_client
 
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.event import ModelEvent  # noqa: E402
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log  # noqa: E402
-from inspect_ai.model import ChatMessage, ChatMessageTool, ModelOutput, ModelUsage, get_model  # noqa: E402
-from inspect_ai.model._providers.anthropic import message_param  # noqa: E402  # inspect's own rendering, pinned
-
-from atlas_kit.agent import LOOP_BROKEN_REPLY, run_agent  # noqa: E402
-from atlas_kit.atlas import ALL_TICKETS, atlas_session, grade  # noqa: E402
-from atlas_kit.inspect_ai_bridge import EpisodeSpec, ReplayMismatch, atlas, replay, select_tickets  # noqa: E402
-from atlas_kit.offline import OFFLINE_MODEL, offline_client  # noqa: E402
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog, EvalSample
+    from inspect_ai.model import ChatMessage
 
 INSPECT = Path(sys.executable).with_name("inspect")
 REFUND = {"invoice_id": "INV-20411", "amount_cents": 65000, "reason": "Training course cancelled by Atlas."}
@@ -38,6 +33,25 @@ ESCALATE = {"account_id": "ACC-4471", "queue": "billing_refunds",
 T04_ANSWER = ("Refunds above $500.00 need a person's approval, so I couldn't issue the $650.00 refund on INV-20411 "
               "myself. I've passed it to our billing refunds team (ESC-0001), who will reply within one business day.")
 Step = tuple[str, dict[str, Any]] | str  # a tool call (name, arguments) or a final answer
+
+
+@pytest.fixture(scope="module", autouse=True)
+def inspect_ai_names() -> None:
+    """Import inspect_ai, and atlas_kit's bridge built on it, when a test here first runs, not at collection.
+
+    The import costs about 1.5 s of CPU, and every xdist worker collects this file. Without inspect_ai (Python
+    3.10, where it does not install) each test here is skipped, as pytest.importorskip at the top used to.
+    """
+    global inspect_eval, ModelEvent, read_eval_log, ChatMessageTool, ModelOutput, ModelUsage, get_model
+    global message_param, EpisodeSpec, ReplayMismatch, atlas, replay, select_tickets
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
+    from inspect_ai.model._providers.anthropic import message_param  # inspect's own rendering, pinned
+
+    from atlas_kit.inspect_ai_bridge import EpisodeSpec, ReplayMismatch, atlas, replay, select_tickets
 
 
 @pytest.fixture(autouse=True)

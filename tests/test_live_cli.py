@@ -2,6 +2,7 @@
 exit codes that say what happened, Ctrl-C that says how to resume, and never a traceback."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -37,17 +38,17 @@ def _env(api: LocalAPI) -> dict[str, str]:
     return env
 
 
-def test_a_big_live_sweep_with_no_terminal_prints_its_estimate_and_is_refused_without_yes(tmp_path):
-    with LocalAPI(OfflineModel(seed=0)) as api:
-        done = subprocess.run([sys.executable, "-m", "atlas_kit", "experiment", "--model", MODEL, "--trials", "50",
-                               "--out", str(tmp_path / "out")], env=_env(api), stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=120)
-        assert api.requests == []  # nothing was called, so nothing was spent
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "Cost estimate: 8,100 live episodes of claude-sonnet-5-5" in done.stdout
-    assert all(f"  {word} " in done.stdout for word in ("low", "high", "cap"))
-    assert "refused: no terminal to confirm the estimate above on; run the same command with --yes" in done.stderr
-    assert not (tmp_path / "out").exists() and FAKE_KEY not in done.stdout + done.stderr
+def test_a_big_live_sweep_with_no_terminal_prints_its_estimate_and_is_refused_without_yes(server, tmp_path, capsys,
+                                                                                         monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO())  # no terminal, and nothing to read: a script's or CI's stdin
+    code = main(["experiment", "--model", MODEL, "--trials", "50", "--out", str(tmp_path / "out")])
+    assert server.requests == []  # nothing was called, so nothing was spent
+    done = capsys.readouterr()
+    assert code == 2 and "Traceback" not in done.err
+    assert "Cost estimate: 8,100 live episodes of claude-sonnet-5-5" in done.out
+    assert all(f"  {word} " in done.out for word in ("low", "high", "cap"))
+    assert "refused: no terminal to confirm the estimate above on; run the same command with --yes" in done.err
+    assert not (tmp_path / "out").exists() and FAKE_KEY not in done.out + done.err
 
 
 def test_with_yes_a_live_sweep_runs_and_prints_what_it_spent(server, tmp_path, capsys):

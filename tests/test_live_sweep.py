@@ -8,7 +8,6 @@ import pytest
 from live_api import live  # noqa: F401 (a fixture, used by name)
 
 from atlas_kit import guard as G
-from atlas_kit.charts import recovery_by_style
 from atlas_kit.experiments import run_experiment, sweep
 from atlas_kit.guard import SweepRefused, SweepStopped
 from atlas_kit.metrics import success, usable
@@ -140,6 +139,8 @@ def test_a_rejected_key_stops_the_sweep_at_once_and_says_what_to_fix(live, tmp_p
 
 
 def test_api_failures_are_left_out_of_recovery_and_reported_apart(live, tmp_path):
+    from atlas_kit.charts import recovery_by_style  # matplotlib, imported only by the one test here that draws
+
     def flaky(body):  # of T01, T02 and T04, only T04's customer asks for a refund
         if "refund" in json.dumps(body["messages"][0]).lower():
             raise APIFault(529, "overloaded", headers={"retry-after-ms": "1"})

@@ -3,16 +3,21 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("mcp")
+from atlas_kit.agent import run_agent
+from atlas_kit.atlas import TICKETS, atlas_session, grade
+from atlas_kit.metrics import recovery
+from atlas_kit.offline import OFFLINE_MODEL, offline_client
+from atlas_kit.results import read_records, source_label
 
-from atlas_kit.agent import run_agent  # noqa: E402
-from atlas_kit.atlas import TICKETS, atlas_session, grade  # noqa: E402
-from atlas_kit.charts import recovery_by_style  # noqa: E402
-from atlas_kit.mcp_host import simulate  # noqa: E402
-from atlas_kit.mcp_server import AtlasMCP  # noqa: E402
-from atlas_kit.metrics import recovery  # noqa: E402
-from atlas_kit.offline import OFFLINE_MODEL, offline_client  # noqa: E402
-from atlas_kit.results import read_records, source_label  # noqa: E402
+
+@pytest.fixture(scope="module", autouse=True)
+def mcp_names() -> None:
+    """Import the MCP SDK (atlas_kit.mcp_host and mcp_server are built on it) when a test here first runs, not at
+    collection: every xdist worker collects this file. Without the mcp extra each test here is skipped."""
+    global simulate, AtlasMCP
+    pytest.importorskip("mcp")
+    from atlas_kit.mcp_host import simulate
+    from atlas_kit.mcp_server import AtlasMCP
 
 
 @pytest.mark.parametrize("style", ["raw", "generic", "contract"])
@@ -36,6 +41,8 @@ def test_the_host_refuses_a_server_that_would_label_its_runs_live():
 
 
 def test_a_simulated_session_logs_records_that_metrics_and_charts_read(tmp_path):
+    from atlas_kit.charts import recovery_by_style  # matplotlib, imported only by the one test here that draws
+
     log = tmp_path / "learner.jsonl"
     for style in ("raw", "contract"):
         simulate(AtlasMCP(style=style, simulated=True, log=log), ["T04", "T05", "T07", "T09"])

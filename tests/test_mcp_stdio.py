@@ -9,15 +9,20 @@ from pathlib import Path
 import anyio
 import pytest
 
-pytest.importorskip("mcp")
+from atlas_kit.atlas import ticket
+from atlas_kit.cli import main
+from atlas_kit.metrics import recovery
+from atlas_kit.results import read_records
 
-import mcp_types as types  # noqa: E402
-from mcp import Client, StdioServerParameters  # noqa: E402
 
-from atlas_kit.atlas import ticket  # noqa: E402
-from atlas_kit.cli import main  # noqa: E402
-from atlas_kit.metrics import recovery  # noqa: E402
-from atlas_kit.results import read_records  # noqa: E402
+@pytest.fixture(scope="module", autouse=True)
+def mcp_names() -> None:
+    """Import the MCP SDK when a test here first runs, not at collection: every xdist worker collects this file.
+    Without the mcp extra each test here is skipped."""
+    global types, Client, StdioServerParameters
+    pytest.importorskip("mcp")
+    import mcp_types as types
+    from mcp import Client, StdioServerParameters
 
 REFUND = {"invoice_id": "INV-20411", "amount_cents": 65000, "reason": "Training course cancelled by Atlas."}
 ESCALATE = {"account_id": "ACC-4471", "queue": "billing_refunds",

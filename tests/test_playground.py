@@ -5,9 +5,15 @@ import re
 
 import pytest
 
-from atlas_kit.playground import Playground, compose_error, next_move
-
 LIMIT = "Refunds above $500.00 need a person's approval. Use escalate_to_human with queue billing_refunds."
+
+
+@pytest.fixture(scope="module", autouse=True)
+def playground_names() -> None:
+    """Import the playground (ipywidgets and IPython) when a test here first runs, not at collection: every xdist
+    worker collects this file."""
+    global Playground, compose_error, next_move
+    from atlas_kit.playground import Playground, compose_error, next_move
 
 
 @pytest.fixture(autouse=True)
