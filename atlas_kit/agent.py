@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Generator, cast
 
-from .dispatch import Dispatcher
-from .pricing import cost_usd, price_note
-from .replies import APIFailure, read_reply
-from .trace import Trace
+from .dispatch.dispatcher import Dispatcher
+from .models.pricing import cost_usd, price_note
+from .models.replies import APIFailure, read_reply
+from .dispatch.trace import Trace
 from .types import RENDERERS, STOP_REASONS, Block, ErrorEvent, Message, MessagesRequest, Source, StopReason, StyleName
 
 __all__ = ["STOP_REASONS", "Bounds", "Run", "StopReason", "Task", "arun_agent", "run_agent"]

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import atlas_kit.batch_parts as parts
-from atlas_kit.experiments import sweep
-from atlas_kit.transport import MessagesTransport
+import atlas_kit.experiments.batch.parts as parts
+from atlas_kit.experiments.sweep import sweep
+from atlas_kit.models.transport import MessagesTransport
 
 SWEEP: dict[str, Any] = dict(name="bench", styles=("raw", "contract"), faults=(True, False), trials=5, progress=False)
 

@@ -11,10 +11,10 @@ import argparse
 
 from atlas_kit.atlas import TICKETS
 from atlas_kit.atlas.styles import catalogue
-from atlas_kit.experiments import run_experiment
-from atlas_kit.metrics import groups, per_ticket, success
-from atlas_kit.results import source_label
-from atlas_kit.transport import estimate_tokens
+from atlas_kit.experiments.sweep import run_experiment
+from atlas_kit.experiments.metrics import groups, per_ticket, success
+from atlas_kit.experiments.results import source_label
+from atlas_kit.models.transport import estimate_tokens
 
 STYLES = ("raw", "generic", "contract")
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from atlas_kit.grading import grade_class, summarize
+from atlas_kit.course.grading import grade_class, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 

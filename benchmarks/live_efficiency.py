@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 from atlas_kit.atlas import TICKETS
-from atlas_kit.experiments import arun_episodes, plan
-from atlas_kit.offline import OFFLINE_MODEL, OfflineModel
-from atlas_kit.results import ResultsWriter
-from atlas_kit.transport import in_process_async_client
+from atlas_kit.experiments.sweep import arun_episodes, plan
+from atlas_kit.models.standin.model import OFFLINE_MODEL, OfflineModel
+from atlas_kit.experiments.results import ResultsWriter
+from atlas_kit.models.transport import in_process_async_client
 
 
 def main() -> None:

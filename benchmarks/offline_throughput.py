@@ -18,9 +18,9 @@ from typing import Any
 from anthropic.types import Message
 
 from atlas_kit.atlas import TICKETS
-from atlas_kit.experiments import plan, run_episode, run_experiment
-from atlas_kit.models import SIMULATED
-from atlas_kit.offline import OFFLINE_MODEL, OfflineModel, offline_client
+from atlas_kit.experiments.sweep import plan, run_episode, run_experiment
+from atlas_kit.models.choose import SIMULATED
+from atlas_kit.models.standin.model import OFFLINE_MODEL, OfflineModel, offline_client
 
 STYLES = ("raw", "generic", "contract")
 

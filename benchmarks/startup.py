@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     with tempfile.TemporaryDirectory() as tmp:
         chapter = ROOT / "chapters" / f"{args.chapter}.ipynb"
-        code = ("import sys; from pathlib import Path; from atlas_kit.course import execute_offline; "
+        code = ("import sys; from pathlib import Path; from atlas_kit.course.runner import execute_offline; "
                 f"execute_offline(Path({str(chapter)!r}))")
         rows.append((f"chapter {args.chapter}, offline", _seconds([python, "-c", code], repeat=1)))
         if not args.no_course:

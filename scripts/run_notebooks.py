@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from atlas_kit.course import execute_offline
+from atlas_kit.course.runner import execute_offline
 
 MACHINE_PATH = re.compile(r"(/root/|/home/[a-z]|/tmp/[A-Za-z0-9]|/work/|site-packages)")
 KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}

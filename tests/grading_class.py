@@ -96,20 +96,20 @@ for attempt in (lambda: urllib.request.urlopen("http://example.com/", timeout=3)
         failed.append(type(exc).__name__)
 assert len(failed) == 2, f"the network was reachable: {failed}"'''
 
-_CHEAT = '''import atlas_kit.checks
-from atlas_kit.checks import Feedback
+_CHEAT = '''import atlas_kit.course.checks
+from atlas_kit.course.checks import Feedback
 
 check = lambda key, answer: Feedback(key, True, "Right.")
-atlas_kit.checks.check = check
-atlas_kit.checks.is_blank = lambda answer: False
-atlas_kit.checks.EXERCISES.clear()
+atlas_kit.course.checks.check = check
+atlas_kit.course.checks.is_blank = lambda answer: False
+atlas_kit.course.checks.EXERCISES.clear()
 print(check("any", ...))'''
 
 _PATCH = '''import atlas_kit.atlas
-import atlas_kit.errors
+import atlas_kit.contract.errors
 
 atlas_kit.atlas.grade = lambda run: None
-atlas_kit.errors.ToolError.body = lambda self: {}'''
+atlas_kit.contract.errors.ToolError.body = lambda self: {}'''
 
 
 def _keys(nb: nbformat.NotebookNode) -> list[str]:

@@ -2,7 +2,7 @@
 
 Point `ANTHROPIC_BASE_URL` at `LocalAPI.url` and a live client from `choose_model` talks to it over
 TCP, exactly as it would to the real API. The server hands each request to a transport handler
-(`atlas_kit.transport.ScriptedAPI`, `OfflineModel`, ...), so answers, faults and raw bodies are scripted
+(`atlas_kit.models.transport.ScriptedAPI`, `OfflineModel`, ...), so answers, faults and raw bodies are scripted
 the same way as for the in-process transport. A handler that raises an httpx2 network error makes the
 server drop the connection without answering.
 """
@@ -15,7 +15,7 @@ from typing import Any, Callable
 import httpx2
 import pytest
 
-from atlas_kit.transport import HandlerError, MessagesTransport
+from atlas_kit.models.transport import HandlerError, MessagesTransport
 
 # Built from pieces so the repository never holds a literal key pattern.
 FAKE_KEY = "sk-" + "ant-" + "api03-" + "FAKEFAKEFAKE" + "0123456789abcdef"
@@ -84,7 +84,7 @@ def live(monkeypatch: pytest.MonkeyPatch) -> Any:
 
     Afterwards every server is stopped and the process-wide sweep limit is back at its default.
     """
-    from atlas_kit import guard
+    from atlas_kit.experiments import guard
 
     servers: list[LocalAPI] = []
 

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas_kit import schema_subset
-from atlas_kit.arguments import check_arguments, check_schema
+from atlas_kit.contract import schema_subset
+from atlas_kit.contract.arguments import check_arguments, check_schema
 from atlas_kit.atlas import atlas_session
 
 ATLAS_SCHEMAS = [d["input_schema"] for d in atlas_session("T01").dispatcher.definitions()]

@@ -23,21 +23,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 from live_api import FAKE_KEY, LocalAPI
 
-import atlas_kit.batch_parts as parts
-from atlas_kit.batch import BatchSweep, journal_path
-from atlas_kit.batch_journal import Journal
-from atlas_kit.batch_parts import CustomId, Poll, exception_for, standin_server
-from atlas_kit.batch_transport import (CUSTOM_ID, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, BatchAPI, BatchTransport,
+import atlas_kit.experiments.batch.parts as parts
+from atlas_kit.experiments.batch.sweep import BatchSweep, journal_path
+from atlas_kit.experiments.batch.journal import Journal
+from atlas_kit.experiments.batch.parts import CustomId, Poll, exception_for, standin_server
+from atlas_kit.experiments.batch.transport import (CUSTOM_ID, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, BatchAPI, BatchTransport,
                                        in_process_batch_client, random_outcomes)
-from atlas_kit.episodes import plan, profile_named
-from atlas_kit.experiments import run_experiment, sweep
-from atlas_kit.guard import Guard, SweepInterrupted
-from atlas_kit.metrics import usable
-from atlas_kit.offline import OFFLINE_MODEL
-from atlas_kit.replies import failure_from, read_reply
-from atlas_kit.results import API_FAILURE, read_records
+from atlas_kit.experiments.episodes import plan, profile_named
+from atlas_kit.experiments.sweep import run_experiment, sweep
+from atlas_kit.experiments.guard import Guard, SweepInterrupted
+from atlas_kit.experiments.metrics import usable
+from atlas_kit.models.standin.model import OFFLINE_MODEL
+from atlas_kit.models.replies import failure_from, read_reply
+from atlas_kit.experiments.results import API_FAILURE, read_records
 from atlas_kit.types import Source
-from atlas_kit.transport import APIFault, message_body
+from atlas_kit.models.transport import APIFault, message_body
 
 SMALL = dict(name="b", styles=("raw", "contract"), faults=(True, False), tickets=("T01", "T04", "T09", "T19", "T22"),
              progress=False)
@@ -289,7 +289,7 @@ def test_a_batch_sweep_interrupted_at_any_point_resumes_without_resubmitting(tmp
 
         monkeypatch.setattr(Journal, "write", write)
     elif where == "results":
-        import atlas_kit.results as results
+        import atlas_kit.experiments.results as results
 
         real_append = results.ResultsWriter.append
 
@@ -404,7 +404,7 @@ KILL_SWEEP = dict(name="k", styles=("raw", "contract"), faults=(True,), tickets=
                   trials=2, progress=False)
 CHILD = """
 import math, sys
-from atlas_kit.experiments import sweep
+from atlas_kit.experiments.sweep import sweep
 r = sweep(**{sweep}, model={model!r}, out=sys.argv[1], via="batch", max_cost_usd=math.inf, confirm=lambda e: True)
 print("DONE", r.batch.resumed, r.batch.adopted, len(r.records))
 """

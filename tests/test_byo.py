@@ -1,4 +1,4 @@
-"""atlas_kit.byo: the contract properties judge any dispatcher fairly, and a learner's dispatcher runs in the real
+"""atlas_kit.course.byo: the contract properties judge any dispatcher fairly, and a learner's dispatcher runs in the real
 loop. The library's own Dispatcher, wrapped as a function, must keep every property the check asks of a learner."""
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from atlas_kit import Bounds, Dispatcher, RetryPolicy, Tool, ToolFailure, run_agent
 from atlas_kit.atlas import Fault, atlas_session, call, grade, play
-from atlas_kit.byo import PROPERTIES, YourDispatcher, audit, compare, first_violation, render, tool_functions, your_session
-from atlas_kit.byo.probe import CASES, KINDS, RUNAWAY, Probe, Runaway, run
-from atlas_kit.byo.properties import JUDGES, UNJUDGED
-from atlas_kit.guard import SweepRefused
-from atlas_kit.models import ModelChoice
-from atlas_kit.offline import OFFLINE_MODEL, offline_client
+from atlas_kit.course.byo import PROPERTIES, YourDispatcher, audit, compare, first_violation, render, tool_functions, your_session
+from atlas_kit.course.byo.probe import CASES, KINDS, RUNAWAY, Probe, Runaway, run
+from atlas_kit.course.byo.properties import JUDGES, UNJUDGED
+from atlas_kit.experiments.guard import SweepRefused
+from atlas_kit.models.choose import ModelChoice
+from atlas_kit.models.standin.model import OFFLINE_MODEL, offline_client
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_checks_13 import WRONG_13_1, dispatch  # noqa: E402 - the exercise's solution and wrong answers

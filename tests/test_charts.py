@@ -2,18 +2,18 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_kit.experiments import run_experiment
-from atlas_kit.metrics import groups, recovery
-from atlas_kit.results import read_records
+from atlas_kit.experiments.sweep import run_experiment
+from atlas_kit.experiments.metrics import groups, recovery
+from atlas_kit.experiments.results import read_records
 
-# The keys of atlas_kit.charts.CHARTS, for parametrize without importing matplotlib at collection (every xdist
+# The keys of atlas_kit.face.charts.CHARTS, for parametrize without importing matplotlib at collection (every xdist
 # worker collects this file); test_the_parametrized_names_are_every_chart keeps the two the same.
 CHART_NAMES = ["recovery_by_style", "recovery_by_code", "failure_modes", "context_tokens", "loop_breaker"]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def matplotlib_names() -> None:
-    """Import matplotlib and atlas_kit.charts when a test here first runs, not at collection."""
+    """Import matplotlib and atlas_kit.face.charts when a test here first runs, not at collection."""
     global plt, Figure, CHARTS, recovery_by_style, save_charts
     import matplotlib
 
@@ -22,7 +22,7 @@ def matplotlib_names() -> None:
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
-    from atlas_kit.charts import CHARTS, recovery_by_style, save_charts
+    from atlas_kit.face.charts import CHARTS, recovery_by_style, save_charts
 
 
 def test_the_parametrized_names_are_every_chart():

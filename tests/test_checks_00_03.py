@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_kit.checks import BLANK, check
-from atlas_kit.checks.ch00 import SCENARIOS_00_2
-from atlas_kit.checks.ch02 import T09_MESSAGE
-from atlas_kit.checks.ch03 import ARTICLE_03_2
-from atlas_kit.errors import Branch, Next, retry_changed, stop, switch_tool, tool_error
-from atlas_kit.vocab import from_article
+from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.checks.ch00 import SCENARIOS_00_2
+from atlas_kit.course.checks.ch02 import T09_MESSAGE
+from atlas_kit.course.checks.ch03 import ARTICLE_03_2
+from atlas_kit.contract.errors import Branch, Next, retry_changed, stop, switch_tool, tool_error
+from atlas_kit.contract.vocab import from_article
 
 # --- the solutions, as the solution notebooks write them --------------------------------------
 
@@ -239,8 +239,8 @@ def test_every_exercise_of_these_chapters_has_wrong_answers():
 def test_the_02_2_failure_without_a_next_really_fails_t09():
     # The premise of 02.2: with no next, a not_found reads as stop and the duplicate charge stays.
     from atlas_kit.atlas import grade
-    from atlas_kit.checks._shared import _offline_run
-    from atlas_kit.errors import ToolFailure
+    from atlas_kit.course.checks._shared import _offline_run
+    from atlas_kit.contract.errors import ToolFailure
 
     run = _offline_run("T09", tool="issue_refund", failure=ToolFailure("not_found", T09_MESSAGE))
     assert run.stop_reason == "finished" and not grade(run).correct
@@ -255,9 +255,9 @@ def test_an_empty_function_body_reads_as_not_answered():
 
 @pytest.mark.parametrize("key", sorted(SCENARIOS_00_2))
 def test_the_00_2_answers_are_what_choose_model_does(key, monkeypatch, tmp_path):
-    from atlas_kit.models import choose_model
-    from atlas_kit.offline import OFFLINE_MODEL
-    from atlas_kit.replay import Cassette
+    from atlas_kit.models.choose import choose_model
+    from atlas_kit.models.standin.model import OFFLINE_MODEL
+    from atlas_kit.models.replay import Cassette
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ATLAS_MODEL", raising=False)

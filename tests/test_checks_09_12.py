@@ -19,12 +19,12 @@ import pytest
 from atlas_kit import ErrorCode, RetryPolicy, Tool, ToolFailure, empty_result, error_schema, retry_changed, stop
 from atlas_kit.atlas import Fault, always, money
 from atlas_kit.atlas.handlers import MAX_PAGE_SIZE
-from atlas_kit.checks import BLANK, check
-from atlas_kit.checks.ch10 import BROKEN_10
-from atlas_kit.checks.ch11 import FAULT_TICKETS
-from atlas_kit.errors import ALLOWED_BRANCHES
-from atlas_kit.experiments import run_experiment
-from atlas_kit.metrics import Z95, paired_recovery
+from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.checks.ch10 import BROKEN_10
+from atlas_kit.course.checks.ch11 import FAULT_TICKETS
+from atlas_kit.contract.errors import ALLOWED_BRANCHES
+from atlas_kit.experiments.sweep import run_experiment
+from atlas_kit.experiments.metrics import Z95, paired_recovery
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ("09_retries_and_side_effects", "10_testing_the_error_path", "11_measuring_recovery", "12_tool_surface")

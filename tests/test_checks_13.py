@@ -7,8 +7,8 @@ import json
 import pytest
 
 from atlas_kit import ToolFailure, Transient, retry_changed, stop, tool_error
-from atlas_kit.byo import PROPERTIES, audit
-from atlas_kit.checks import BLANK, check
+from atlas_kit.course.byo import PROPERTIES, audit
+from atlas_kit.course.checks import BLANK, check
 
 NEVER, ONE, INTERNALS, ECHO, CONTRACT, RETRIES, BREAKER = PROPERTIES
 

@@ -15,9 +15,9 @@ import nbformat
 import pytest
 
 from atlas_kit.atlas import money
-from atlas_kit.checks import BLANK, check
-from atlas_kit.checks.ch14 import paired_records
-from atlas_kit.stats import fisher_exact, mcnemar_exact
+from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.checks.ch14 import paired_records
+from atlas_kit.experiments.stats import fisher_exact, mcnemar_exact
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -123,7 +123,7 @@ def test_14_1_refuses_each_wrong_idea_with_a_message_about_it(wrong, fragment):
 
 
 def test_14_1_runs_the_stand_in_with_your_result_in_place():
-    from atlas_kit.checks.ch14 import _end_to_end
+    from atlas_kit.course.checks.ch14 import _end_to_end
 
     assert _end_to_end(solutions()["paid_result"]) is None
     message = _end_to_end(silent)

@@ -7,20 +7,21 @@ import json
 
 import pytest
 
-from atlas_kit.checks import check
-from atlas_kit.dispatch import Dispatcher, Tool
-from atlas_kit.errors import ToolFailure, stop
+from atlas_kit.course.checks import check
+from atlas_kit.dispatch.dispatcher import Dispatcher
+from atlas_kit.dispatch.tool import Tool
+from atlas_kit.contract.errors import ToolFailure, stop
 
 
 @pytest.fixture(scope="module", autouse=True)
 def mcp_names() -> None:
-    """Import the MCP SDK (MCPError, and atlas_kit.mcp_server on it) when a test here first runs, not at collection:
+    """Import the MCP SDK (MCPError, and atlas_kit.bridges.mcp.server on it) when a test here first runs, not at collection:
     every xdist worker collects this file. Without the mcp extra each test here is skipped."""
     global MCPError, INVALID_PARAMS
     pytest.importorskip("mcp")
     from mcp import MCPError
 
-    from atlas_kit.mcp_server import INVALID_PARAMS
+    from atlas_kit.bridges.mcp.server import INVALID_PARAMS
 
 
 # --- the solutions, as the solution notebook writes them ----------------------------------------

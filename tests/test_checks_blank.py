@@ -5,7 +5,7 @@ import dis
 
 import pytest
 
-from atlas_kit.checks import BLANK, PLACEHOLDER, check, is_blank
+from atlas_kit.course.checks import BLANK, PLACEHOLDER, check, is_blank
 
 
 def gap(args, ctx):

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from atlas_kit.cli import build_parser, main
-from atlas_kit.replay import Cassette
+from atlas_kit.models.replay import Cassette
 
 
 def test_course_runs_the_chapters_it_finds_and_names_a_missing_folder(tmp_path, capsys):

@@ -3,7 +3,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from atlas_kit import course
+from atlas_kit.course import runner as course
 
 
 def test_setup_prints_the_model_and_the_parameters(capsys, monkeypatch):

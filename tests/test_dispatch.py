@@ -5,9 +5,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from atlas_kit import errors as E
-from atlas_kit.dispatch import Dispatcher, RetryPolicy, Tool, Transient
-from atlas_kit.trace import Trace
+from atlas_kit import contract as E
+from atlas_kit.dispatch.dispatcher import Dispatcher
+from atlas_kit.dispatch.transient import RetryPolicy, Transient
+from atlas_kit.dispatch.tool import Tool
+from atlas_kit.dispatch.trace import Trace
 
 SCHEMA = {
     "type": "object",

@@ -9,9 +9,12 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atlas_kit import arguments, dispatch
-from atlas_kit import errors as E
-from atlas_kit.dispatch import Dispatcher, RetryPolicy, Tool, Transient
+from atlas_kit.contract import arguments
+from atlas_kit.dispatch import dispatcher as dispatch
+from atlas_kit import contract as E
+from atlas_kit.dispatch.dispatcher import Dispatcher
+from atlas_kit.dispatch.transient import RetryPolicy, Transient
+from atlas_kit.dispatch.tool import Tool
 
 SCHEMA = {
     "type": "object",

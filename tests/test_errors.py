@@ -5,8 +5,8 @@ import json
 import jsonschema
 import pytest
 
-from atlas_kit import errors as E
-from atlas_kit.errors import Branch, ErrorCode
+from atlas_kit import contract as E
+from atlas_kit.contract.errors import Branch, ErrorCode
 
 
 def test_exactly_five_codes_each_with_fixed_retryability():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_kit.checks import BLANK, EXERCISES, _load, check, hint
+from atlas_kit.course.checks import BLANK, EXERCISES, _load, check, hint
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))

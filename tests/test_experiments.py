@@ -10,15 +10,15 @@ import time
 
 import pytest
 
-import atlas_kit.episodes as episodes
+import atlas_kit.experiments.episodes as episodes
 from atlas_kit.agent import run_agent
 from atlas_kit.atlas import atlas_session, grade
-from atlas_kit.experiments import Episode, arun_episodes, plan, run_episode, run_experiment
-from atlas_kit.models import SIMULATED
-from atlas_kit.offline import OFFLINE_MODEL, OfflineModel, Profile, offline_client
-from atlas_kit.replay import Cassette, recording_client
-from atlas_kit.results import HARNESS_ERROR, Condition, read_records
-from atlas_kit.transport import MessagesTransport
+from atlas_kit.experiments.sweep import Episode, arun_episodes, plan, run_episode, run_experiment
+from atlas_kit.models.choose import SIMULATED
+from atlas_kit.models.standin.model import OFFLINE_MODEL, OfflineModel, Profile, offline_client
+from atlas_kit.models.replay import Cassette, recording_client
+from atlas_kit.experiments.results import HARNESS_ERROR, Condition, read_records
+from atlas_kit.models.transport import MessagesTransport
 
 TINY = dict(name="tiny", styles=("raw", "contract"), faults=(True,), tickets=("T01", "T04"), trials=2, progress=False)
 
@@ -100,7 +100,7 @@ def test_the_async_path_gives_the_same_records_as_the_sync_path():
 
 
 def test_a_replayed_sweep_runs_through_the_async_client_and_says_replayed(tmp_path):
-    from atlas_kit.replay import EPISODE_HEADER
+    from atlas_kit.models.replay import EPISODE_HEADER
 
     model = "claude-sonnet-5-5"
     tape = Cassette(model=model, recorded_on="2026-01-02")
@@ -164,7 +164,7 @@ CRASH_SWEEP = dict(name="crash", styles=("raw", "contract"), faults=(True,),
                    tickets=tuple(f"T{i:02d}" for i in range(1, 11)), trials=2, progress=False)
 SLOW_CHILD = """
 import sys, time
-import atlas_kit.experiments as X
+import atlas_kit.experiments.sweep as X
 real = X.run_episode
 def slow(*args, **kwargs):
     time.sleep(0.05)  # slow enough to be killed part-way, whatever the machine
@@ -212,9 +212,9 @@ def test_first_seed_moves_the_sweep_and_keeps_seed_zero_keys():
 
 
 def test_a_recorded_live_sweep_replays_with_no_key(tmp_path, monkeypatch):
-    import atlas_kit.replay as replay_mod
-    from atlas_kit.offline import OfflineModel
-    from atlas_kit.transport import MessagesTransport
+    import atlas_kit.models.replay as replay_mod
+    from atlas_kit.models.standin.model import OfflineModel
+    from atlas_kit.models.transport import MessagesTransport
 
     # "Live" here is the stand-in behind a real async transport: no network is touched.
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-placeholder-not-a-real-key")

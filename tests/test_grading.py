@@ -12,14 +12,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from atlas_kit.checks import BLANK, EXERCISES
+from atlas_kit.course.checks import BLANK, EXERCISES
 from atlas_kit.cli import main
-from atlas_kit.grading import Gradebook, summarize
-from atlas_kit.grading.collect import chapter_of, chapter_plan, read_submissions, registry, solution_notebooks
-from atlas_kit.grading.execute import grade_submission
-from atlas_kit.grading.kernel import confinement
-from atlas_kit.grading.records import ChapterPlan, ExerciseResult, ExerciseSpec, Grade, Submission
-from atlas_kit.grading.report import render_html
+from atlas_kit.course.grading import Gradebook, summarize
+from atlas_kit.course.grading.collect import chapter_of, chapter_plan, read_submissions, registry, solution_notebooks
+from atlas_kit.course.grading.execute import grade_submission
+from atlas_kit.course.grading.kernel import confinement
+from atlas_kit.course.grading.records import ChapterPlan, ExerciseResult, ExerciseSpec, Grade, Submission
+from atlas_kit.course.grading.report import render_html
 
 from grading_class import FORMULA_NAME, ROOT, XSS_NAME, Expected, chapter_files, make_class
 
@@ -184,7 +184,7 @@ def test_bad_arguments_get_one_line_and_exit_2(tmp_path, capsys):
 
 
 def test_a_grader_failure_is_one_row_and_the_run_goes_on(tmp_path, monkeypatch):
-    import atlas_kit.grading as grading
+    import atlas_kit.course.grading as grading
 
     async def broken(sub, plan, **options):
         raise RuntimeError("the kernel's sockets went away")
@@ -212,7 +212,7 @@ def test_a_notebook_out_of_time_is_killed_and_nothing_is_checked(tmp_path):
 
 
 def test_a_mixed_class_gets_a_column_per_exercise_and_blanks_where_a_chapter_does_not_apply(tmp_path):
-    from atlas_kit.grading.report import write_csv
+    from atlas_kit.course.grading.report import write_csv
 
     plans = {"00": ChapterPlan("00", "00_a", (ExerciseSpec("00.1", "a", "x"),)),
              "02": ChapterPlan("02", "02_b", (ExerciseSpec("02.1", "b", "y"), ExerciseSpec("02.2", "c", "z")))}
@@ -227,7 +227,7 @@ def test_a_mixed_class_gets_a_column_per_exercise_and_blanks_where_a_chapter_doe
 
 
 def test_a_notebook_with_no_chapter_is_graded_as_the_class_chapter_or_flagged():
-    from atlas_kit.grading import _decide
+    from atlas_kit.course.grading import _decide
 
     plans = {"00": ChapterPlan("00", "00_a", (ExerciseSpec("00.1", "a", "x"),))}
     lost, other, none = (Submission(Path(f"{n}.ipynb"), f"{n}.ipynb", n, c, [("x = 1", ())])

@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 
 from atlas_kit.atlas import CELLS, IMPLICIT_TICKETS
-from atlas_kit.implicit import recovery_by_cell, sweep, ticket_cell
-from atlas_kit.tables import cell_table
-from atlas_kit.metrics import wilson
-from atlas_kit.results import Condition, episode_key
+from atlas_kit.experiments.implicit import recovery_by_cell, sweep, ticket_cell
+from atlas_kit.face.tables import cell_table
+from atlas_kit.experiments.metrics import wilson
+from atlas_kit.experiments.results import Condition, episode_key
 
 
 def rec(ticket: str, style: str, correct: bool, labels=(), faults: bool = True, stop: str = "finished") -> dict:

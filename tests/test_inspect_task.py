@@ -20,7 +20,7 @@ import pytest
 
 from atlas_kit.agent import LOOP_BROKEN_REPLY, run_agent
 from atlas_kit.atlas import ALL_TICKETS, atlas_session, grade
-from atlas_kit.offline import OFFLINE_MODEL, offline_client
+from atlas_kit.models.standin.model import OFFLINE_MODEL, offline_client
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample
@@ -51,7 +51,7 @@ def inspect_ai_names() -> None:
     from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
     from inspect_ai.model._providers.anthropic import message_param  # inspect's own rendering, pinned
 
-    from atlas_kit.inspect_ai_bridge import EpisodeSpec, ReplayMismatch, atlas, replay, select_tickets
+    from atlas_kit.bridges.inspect import EpisodeSpec, ReplayMismatch, atlas, replay, select_tickets
 
 
 @pytest.fixture(autouse=True)

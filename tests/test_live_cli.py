@@ -15,8 +15,8 @@ import pytest
 from live_api import FAKE_KEY, LocalAPI
 
 from atlas_kit.cli import main
-from atlas_kit.offline import OfflineModel
-from atlas_kit.transport import APIFault
+from atlas_kit.models.standin.model import OfflineModel
+from atlas_kit.models.transport import APIFault
 
 MODEL = "claude-sonnet-5-5"
 SMALL = ["--styles", "contract", "--faults", "on", "--tickets", "T01,T04", "--trials", "1", "--no-progress"]
@@ -165,7 +165,7 @@ def test_warnings_print_as_plain_notes(monkeypatch, tmp_path, capsys):
 
 SLOW = """
 import sys, time
-import atlas_kit.experiments as X
+import atlas_kit.experiments.sweep as X
 real = X.run_episode
 def slow(*args, **kwargs):
     time.sleep(0.05)

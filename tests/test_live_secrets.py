@@ -7,16 +7,17 @@ import math
 import pytest
 from live_api import FAKE_KEY, LocalAPI
 
-from atlas_kit import display  # noqa: F401  # str(run) and a notebook's run render through the display layer
-from atlas_kit import errors as E
+from atlas_kit.face import display  # noqa: F401  # str(run) and a notebook's run render through the display layer
+from atlas_kit import contract as E
 from atlas_kit.agent import Bounds, run_agent
 from atlas_kit.atlas import atlas_session
-from atlas_kit.dispatch import RetryPolicy, Tool
-from atlas_kit.experiments import run_experiment, sweep
-from atlas_kit.models import choose_model
-from atlas_kit.replay import Cassette
-from atlas_kit.trace import redact
-from atlas_kit.transport import APIFault, ScriptedAPI, in_process_client, message_body
+from atlas_kit.dispatch.transient import RetryPolicy
+from atlas_kit.dispatch.tool import Tool
+from atlas_kit.experiments.sweep import run_experiment, sweep
+from atlas_kit.models.choose import choose_model
+from atlas_kit.models.replay import Cassette
+from atlas_kit.contract.redaction import redact
+from atlas_kit.models.transport import APIFault, ScriptedAPI, in_process_client, message_body
 
 MODEL = "claude-sonnet-5-5"
 PASSWORD = "pass" + "word=" + "hunter2hunter2"
@@ -37,7 +38,7 @@ def test_redact_leaves_ids_counts_and_fingerprints_alone(plain):
 
 
 def test_a_harness_error_is_redacted_before_it_is_written(tmp_path, monkeypatch):
-    import atlas_kit.episodes as episodes  # episode_record grades every way of running an episode
+    import atlas_kit.experiments.episodes as episodes  # episode_record grades every way of running an episode
 
     def leaky(run):
         raise RuntimeError(f"grader could not log in with {PASSWORD} and {FAKE_KEY}")

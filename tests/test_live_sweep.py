@@ -7,16 +7,16 @@ import json
 import pytest
 from live_api import live  # noqa: F401 (a fixture, used by name)
 
-from atlas_kit import guard as G
-from atlas_kit.experiments import run_experiment, sweep
-from atlas_kit.guard import SweepRefused, SweepStopped
-from atlas_kit.metrics import success, usable
-from atlas_kit.offline import OfflineModel
-from atlas_kit.pricing import HIGH, LOW, cost_usd, estimate
-from atlas_kit.replay import EPISODE_HEADER, Cassette, is_replay_miss, replay_client
-from atlas_kit.results import read_records
-from atlas_kit.tables import recovery_table
-from atlas_kit.transport import APIFault
+from atlas_kit.experiments import guard as G
+from atlas_kit.experiments.sweep import run_experiment, sweep
+from atlas_kit.experiments.guard import SweepRefused, SweepStopped
+from atlas_kit.experiments.metrics import success, usable
+from atlas_kit.models.standin.model import OfflineModel
+from atlas_kit.models.pricing import HIGH, LOW, cost_usd, estimate
+from atlas_kit.models.replay import EPISODE_HEADER, Cassette, is_replay_miss, replay_client
+from atlas_kit.experiments.results import read_records
+from atlas_kit.face.tables import recovery_table
+from atlas_kit.models.transport import APIFault
 
 MODEL = "claude-sonnet-5-5"
 TINY = dict(name="live", model=MODEL, styles=("contract",), faults=(True,), tickets=("T01", "T04"), trials=1,
@@ -79,7 +79,7 @@ def test_a_live_sweep_above_max_cost_is_refused_before_any_call(live, tmp_path):
 
 
 def test_setup_sets_the_limit_for_the_rest_of_the_kernel(live, capsys):
-    from atlas_kit.course import setup
+    from atlas_kit.course.runner import setup
 
     server = live(OfflineModel(seed=0))
     choice = setup(model=MODEL, max_cost_usd=0.02)
@@ -139,7 +139,7 @@ def test_a_rejected_key_stops_the_sweep_at_once_and_says_what_to_fix(live, tmp_p
 
 
 def test_api_failures_are_left_out_of_recovery_and_reported_apart(live, tmp_path):
-    from atlas_kit.charts import recovery_by_style  # matplotlib, imported only by the one test here that draws
+    from atlas_kit.face.charts import recovery_by_style  # matplotlib, imported only by the one test here that draws
 
     def flaky(body):  # of T01, T02 and T04, only T04's customer asks for a refund
         if "refund" in json.dumps(body["messages"][0]).lower():
@@ -270,7 +270,7 @@ def test_record_is_refused_without_a_live_model(tmp_path, monkeypatch):
 
 def test_a_refused_or_stopped_sweep_shows_one_line_in_a_notebook():
     # IPython renders an exception with _render_traceback_ as those lines alone: no traceback for a refusal.
-    from atlas_kit.guard import SweepInterrupted, SweepRefused, SweepStopped
+    from atlas_kit.experiments.guard import SweepInterrupted, SweepRefused, SweepStopped
 
     assert SweepRefused("raise max_cost_usd to run it.")._render_traceback_() == ["SweepRefused: raise max_cost_usd to run it."]
     assert SweepStopped("the key was rejected.", cause="authentication")._render_traceback_() == [

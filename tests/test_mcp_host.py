@@ -5,19 +5,19 @@ import pytest
 
 from atlas_kit.agent import run_agent
 from atlas_kit.atlas import TICKETS, atlas_session, grade
-from atlas_kit.metrics import recovery
-from atlas_kit.offline import OFFLINE_MODEL, offline_client
-from atlas_kit.results import read_records, source_label
+from atlas_kit.experiments.metrics import recovery
+from atlas_kit.models.standin.model import OFFLINE_MODEL, offline_client
+from atlas_kit.experiments.results import read_records, source_label
 
 
 @pytest.fixture(scope="module", autouse=True)
 def mcp_names() -> None:
-    """Import the MCP SDK (atlas_kit.mcp_host and mcp_server are built on it) when a test here first runs, not at
+    """Import the MCP SDK (atlas_kit.bridges.mcp.host and mcp_server are built on it) when a test here first runs, not at
     collection: every xdist worker collects this file. Without the mcp extra each test here is skipped."""
     global simulate, AtlasMCP
     pytest.importorskip("mcp")
-    from atlas_kit.mcp_host import simulate
-    from atlas_kit.mcp_server import AtlasMCP
+    from atlas_kit.bridges.mcp.host import simulate
+    from atlas_kit.bridges.mcp.server import AtlasMCP
 
 
 @pytest.mark.parametrize("style", ["raw", "generic", "contract"])
@@ -41,7 +41,7 @@ def test_the_host_refuses_a_server_that_would_label_its_runs_live():
 
 
 def test_a_simulated_session_logs_records_that_metrics_and_charts_read(tmp_path):
-    from atlas_kit.charts import recovery_by_style  # matplotlib, imported only by the one test here that draws
+    from atlas_kit.face.charts import recovery_by_style  # matplotlib, imported only by the one test here that draws
 
     log = tmp_path / "learner.jsonl"
     for style in ("raw", "contract"):

@@ -11,24 +11,24 @@ import pytest
 
 from atlas_kit.atlas import TICKETS, atlas_session, ticket
 from atlas_kit.atlas.styles import CASES, catalogue
-from atlas_kit.errors import error_schema
-from atlas_kit.metrics import recovery, usable
-from atlas_kit.tables import recovery_table
-from atlas_kit.results import HARNESS_ERROR, read_records, source_label
+from atlas_kit.contract.errors import error_schema
+from atlas_kit.experiments.metrics import recovery, usable
+from atlas_kit.face.tables import recovery_table
+from atlas_kit.experiments.results import HARNESS_ERROR, read_records, source_label
 
 SCHEMA = error_schema()
 
 
 @pytest.fixture(scope="module", autouse=True)
 def mcp_names() -> None:
-    """Import the MCP SDK (and atlas_kit.mcp_server on it) when a test here first runs, not at collection: every
+    """Import the MCP SDK (and atlas_kit.bridges.mcp.server on it) when a test here first runs, not at collection: every
     xdist worker collects this file. Without the mcp extra each test here is skipped."""
     global types, Client, MCPError, INVALID_PARAMS, AtlasMCP
     pytest.importorskip("mcp")
     import mcp_types as types
     from mcp import Client, MCPError
 
-    from atlas_kit.mcp_server import INVALID_PARAMS, AtlasMCP
+    from atlas_kit.bridges.mcp.server import INVALID_PARAMS, AtlasMCP
 
 
 def connected(server: AtlasMCP, steps: Any, *, name: str = "pytest") -> Any:

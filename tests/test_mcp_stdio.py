@@ -11,8 +11,8 @@ import pytest
 
 from atlas_kit.atlas import ticket
 from atlas_kit.cli import main
-from atlas_kit.metrics import recovery
-from atlas_kit.results import read_records
+from atlas_kit.experiments.metrics import recovery
+from atlas_kit.experiments.results import read_records
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -94,7 +94,7 @@ def test_stdin_closed_at_once_ends_the_server_cleanly(tmp_path):
 def test_without_the_mcp_extra_the_command_says_what_to_install(monkeypatch, capsys):
     for name in ("mcp", "mcp_types"):
         monkeypatch.setitem(sys.modules, name, None)  # `import mcp` now raises ImportError, as without the extra
-    for name in ("atlas_kit.mcp_server", "atlas_kit.mcp_host"):
+    for name in ("atlas_kit.bridges.mcp.server", "atlas_kit.bridges.mcp.host"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     assert main(["mcp"]) == 2
     err = capsys.readouterr().err

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from atlas_kit import errors as E
-from atlas_kit.vocab import text_to_mcp, to_mcp
+from atlas_kit import contract as E
+from atlas_kit.contract.vocab import text_to_mcp, to_mcp
 
 
 def test_structured_result_carries_the_same_body_twice():

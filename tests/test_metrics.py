@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atlas_kit.metrics import (Rate, failure_modes, groups, paired_recovery, pass_k, per_ticket, recovery,
+from atlas_kit.experiments.metrics import (Rate, failure_modes, groups, paired_recovery, pass_k, per_ticket, recovery,
                                recovery_rows, success, usable, wilson)
-from atlas_kit.results import HARNESS_ERROR
-from atlas_kit.tables import recovery_table
+from atlas_kit.experiments.results import HARNESS_ERROR
+from atlas_kit.face.tables import recovery_table
 
 Z2 = 1.959963984540054 ** 2
 
@@ -153,7 +153,7 @@ def test_recovery_rows_are_the_tables_content_before_any_formatting():
 
 
 def test_groups_by_a_tuple_expands_list_valued_fields():
-    from atlas_kit.metrics import groups
+    from atlas_kit.experiments.metrics import groups
 
     rs = [{"style": "raw", "branches": ["stop", "switch_tool"]}, {"style": "contract", "branches": ["stop"]}]
     got = groups(rs, ("style", "branches"))

@@ -7,10 +7,10 @@ import anthropic
 import pytest
 from anthropic.types import Model
 
-from atlas_kit import models as M
-from atlas_kit.offline import OFFLINE_MODEL
-from atlas_kit.replay import Cassette
-from atlas_kit.transport import message_body
+from atlas_kit.models import choose as M
+from atlas_kit.models.standin.model import OFFLINE_MODEL
+from atlas_kit.models.replay import Cassette
+from atlas_kit.models.transport import message_body
 
 
 @pytest.fixture(autouse=True)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_kit.arguments import check_arguments
+from atlas_kit.contract.arguments import check_arguments
 from atlas_kit.atlas import ALL_TICKETS, atlas_session
-from atlas_kit.planner import Goal, answer, fix_call, plan, switch_call
+from atlas_kit.models.standin.planner import Goal, answer, fix_call, plan, switch_call
 
 TOOLS = {d["name"]: d for d in atlas_session("T01").tools()}
 

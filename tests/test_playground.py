@@ -13,7 +13,7 @@ def playground_names() -> None:
     """Import the playground (ipywidgets and IPython) when a test here first runs, not at collection: every xdist
     worker collects this file."""
     global Playground, compose_error, next_move
-    from atlas_kit.playground import Playground, compose_error, next_move
+    from atlas_kit.face.playground import Playground, compose_error, next_move
 
 
 @pytest.fixture(autouse=True)
@@ -148,7 +148,7 @@ def test_the_panel_renders_and_says_simulated():
 
 
 def test_changing_a_setting_after_a_run_marks_the_result_stale():
-    from atlas_kit.playground import Playground
+    from atlas_kit.face.playground import Playground
 
     pg = Playground(seed=0)
     pg.ticket.value = "T05"

@@ -12,12 +12,12 @@ from live_api import FAKE_KEY, LocalAPI
 
 from atlas_kit.atlas import World, ticket
 from atlas_kit.cli import main
-from atlas_kit.guard import sweep_estimate
-from atlas_kit.metrics import wilson
-from atlas_kit.offline import OfflineModel
-from atlas_kit.presets import (SELF_REFLECTIVE, Preset, assign, audit, expected_answers, preset_estimate,
-                               preset_table, run_preset)
-from atlas_kit.stats import fisher_exact, mcnemar_exact
+from atlas_kit.experiments.guard import sweep_estimate
+from atlas_kit.experiments.metrics import wilson
+from atlas_kit.models.standin.model import OfflineModel
+from atlas_kit.experiments.presets import (SELF_REFLECTIVE, Preset, assign, audit, expected_answers, preset_estimate,
+                               preset_rows, published_rows, run_preset)
+from atlas_kit.experiments.stats import fisher_exact, mcnemar_exact
 
 TEN = SELF_REFLECTIVE.tickets
 
@@ -75,8 +75,9 @@ def test_an_offline_run_fills_each_cell_with_n_paired_episodes_and_says_simulate
     c = result.comparisons["atlas-offline-1"]
     assert c.paired.n == 25 and c.rate_a.n == c.rate_b.n == 25
     assert (tmp_path / "self-reflective_offline.jsonl").exists()
-    text = repr(result.table())
-    assert "simulated" in text and "+36.7 to +40.0" in text and "not significant" in text
+    runs, paper = result.rows(), published_rows()
+    assert "simulated" in runs.caption.lower() and "+36.7" not in repr(runs)  # a run's table holds no published figure
+    assert "+36.7 to +40.0" in repr(paper) and "not significant" in repr(paper) and "N = 30" in repr(paper)
     again = run_preset(trials=25, progress=False, out=tmp_path)  # resumes: nothing new, the same records
     assert again.records == result.records
 
@@ -97,7 +98,7 @@ def test_the_tables_statistics_match_reference_implementations():
     scipy_stats = pytest.importorskip("scipy.stats")
     # 30 pairs: both right 6, structured only 14, plain only 3, neither 7 -> 20/30 against 9/30.
     pairs = [(True, True)] * 6 + [(True, False)] * 14 + [(False, True)] * 3 + [(False, False)] * 7
-    table = preset_table(_records("claude-x", pairs))
+    table = preset_rows(_records("claude-x", pairs))
     row = table.rows[0]
     lo, hi = scipy_stats.binomtest(20, 30).proportion_ci(method="wilson")
     assert row[2] == f"67% [{lo:.0%}, {hi:.0%}] (20/30)" and (lo, hi) == pytest.approx(wilson(20, 30))
@@ -117,7 +118,7 @@ def test_the_estimate_is_the_sweeps_own_and_halves_at_the_batch_price():
     assert est.episodes == half.episodes == 60 and not est.batch and half.batch
     assert half.low_usd == pytest.approx(est.low_usd / 2) and half.high_usd == pytest.approx(est.high_usd / 2)
     assert "50% batch price" in half.describe()
-    from atlas_kit.episodes import plan
+    from atlas_kit.experiments.episodes import plan
 
     episodes = plan(styles=("generic", "contract"), faults=(True,), break_loops=(True,), profiles=(None,),
                     tickets=TEN, trials=3, model="claude-sonnet-5-5")

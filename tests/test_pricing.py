@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atlas_kit import pricing as P
+from atlas_kit.models import pricing as P
 from atlas_kit.types import DEFAULT_MODEL
 
 LISTED = "claude-sonnet-5-5"

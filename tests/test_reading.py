@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from atlas_kit import errors as E
-from atlas_kit.reading import CUES, read_error
+from atlas_kit import contract as E
+from atlas_kit.models.standin.reading import CUES, read_error
 
 TOOLS = ["issue_refund", "escalate_to_human", "list_invoices"]
 

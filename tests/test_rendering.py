@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from atlas_kit import course
-from atlas_kit.tables import Table, shorten
+from atlas_kit.course import runner as course
+from atlas_kit.face.tables import Table, shorten
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted(p for folder in ("chapters", "solutions", "exercises") for p in (ROOT / folder).glob("*.ipynb"))
@@ -165,7 +165,7 @@ def test_no_notebook_cuts_text_at_a_character_count(path):
     """text[:90] cuts inside a word or an amount ($531.23 becomes $53); tables.shorten and Table(clip=) cut between words."""
     nb = nbformat.read(path, as_version=4)
     cuts = [f"cell {i}: {m.group(0)}" for i, c in enumerate(nb.cells) if c.cell_type == "code" for m in TEXT_CUT.finditer(c.source)]
-    assert not cuts, "use atlas_kit.tables.shorten(text, width) or Table(..., clip=...) instead of " + ", ".join(cuts)
+    assert not cuts, "use atlas_kit.face.tables.shorten(text, width) or Table(..., clip=...) instead of " + ", ".join(cuts)
 
 
 def test_multi_line_cells_stay_in_their_column():
@@ -176,7 +176,7 @@ def test_multi_line_cells_stay_in_their_column():
 # --- charts: legends and notes never cover data ----------------------------------------------------------------
 
 def _records():
-    from atlas_kit.experiments import run_experiment
+    from atlas_kit.experiments.sweep import run_experiment
 
     return run_experiment(name="r", styles=["raw", "generic", "contract"], faults=(True,), tickets=["T05", "T11", "T21"],
                           trials=2, progress=False)
@@ -196,7 +196,7 @@ def _data_boxes(ax, renderer):
 def test_chart_legends_and_notes_sit_off_the_data(name):
     from matplotlib.figure import Figure
 
-    from atlas_kit.charts import CHARTS
+    from atlas_kit.face.charts import CHARTS
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -217,7 +217,7 @@ def test_chart_legends_and_notes_sit_off_the_data(name):
 def test_the_single_arm_loop_breaker_note_is_in_the_title_not_on_the_plot():
     from matplotlib.figure import Figure
 
-    from atlas_kit.charts import loop_breaker
+    from atlas_kit.face.charts import loop_breaker
 
     fig = Figure()
     ax = loop_breaker(_records(), ax=fig.add_subplot())
@@ -228,7 +228,7 @@ def test_the_single_arm_loop_breaker_note_is_in_the_title_not_on_the_plot():
 # --- the playground before a run -------------------------------------------------------------------------------
 
 def test_the_playground_shows_its_settings_without_a_widget_manager():
-    from atlas_kit.playground import Playground
+    from atlas_kit.face.playground import Playground
 
     pg = Playground(seed=0)
     pg.ticket.value = "T05"
@@ -241,7 +241,7 @@ def test_the_playground_shows_its_settings_without_a_widget_manager():
 
 
 def test_the_playground_result_keeps_dollar_amounts_out_of_math():
-    from atlas_kit.playground import Playground
+    from atlas_kit.face.playground import Playground
 
     pg = Playground(seed=0)
     pg.ticket.value = "T04"  # a $650.00 refund over the $500.00 ceiling: amounts in the report and the transcript

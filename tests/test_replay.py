@@ -12,7 +12,7 @@ import httpx2
 import pytest
 from anthropic.types import Message
 
-from atlas_kit.replay import (
+from atlas_kit.models.replay import (
     IGNORED_FIELDS,
     Cassette,
     RecordingTransport,
@@ -21,7 +21,7 @@ from atlas_kit.replay import (
     recording_client,
     replay_client,
 )
-from atlas_kit.transport import APIFault, MessagesTransport, ScriptedAPI, message_body
+from atlas_kit.models.transport import APIFault, MessagesTransport, ScriptedAPI, message_body
 
 MODEL = "claude-sonnet-5"
 # Built from pieces so the repository never holds a literal key pattern.
@@ -193,7 +193,7 @@ def test_an_empty_cassette_says_so() -> None:
 
 
 def test_a_real_bad_request_is_not_a_replay_miss() -> None:
-    from atlas_kit.transport import in_process_client
+    from atlas_kit.models.transport import in_process_client
 
     with pytest.raises(anthropic.BadRequestError) as caught:
         in_process_client(ScriptedAPI([APIFault(400, "max_tokens: too large")]), max_retries=0).messages.create(

@@ -6,10 +6,10 @@ import pytest
 
 from atlas_kit.agent import run_agent
 from atlas_kit.atlas import atlas_session, grade
-from atlas_kit.models import SIMULATED
-from atlas_kit.offline import OFFLINE_MODEL, offline_client
+from atlas_kit.models.choose import SIMULATED
+from atlas_kit.models.standin.model import OFFLINE_MODEL, offline_client
 from atlas_kit.types import Source
-from atlas_kit.results import (FIELDS, HARNESS_ERROR, Condition, ResultsWriter, episode_key, harness_record,
+from atlas_kit.experiments.results import (FIELDS, HARNESS_ERROR, Condition, ResultsWriter, episode_key, harness_record,
                                read_records, record_from_run, repair, source_label)
 
 COND = Condition("contract", True, True, "default", OFFLINE_MODEL)

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas_kit.metrics import wilson
-from atlas_kit.stats import (Comparison, PairedDifference, compare_arms, fisher_exact, mcnemar_exact, newcombe_paired,
+from atlas_kit.experiments.metrics import wilson
+from atlas_kit.experiments.stats import (Comparison, PairedDifference, compare_arms, fisher_exact, mcnemar_exact, newcombe_paired,
                              pair_records, paired_difference, tokens_per_success)
 
 CAVO = (59, 6, 16, 80)  # both right, only a, only b, neither

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_kit.tables import Table
+from atlas_kit.face.tables import Table
 
 
 def test_text_and_html_show_every_cell_and_the_caption():

@@ -15,8 +15,8 @@ from anthropic.lib.tools import ToolError as SDKToolError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas_kit.errors import RETRYABLE, ErrorCode, ToolFailure, error_schema, switch_tool
-from atlas_kit.tool_runner import (
+from atlas_kit.contract.errors import RETRYABLE, ErrorCode, ToolFailure, error_schema, switch_tool
+from atlas_kit.bridges.tool_runner import (
     DEFAULT_NEXT,
     ContractAsyncFunctionTool,
     ContractFunctionTool,
@@ -24,7 +24,7 @@ from atlas_kit.tool_runner import (
     contract_async_tool,
     contract_tool,
 )
-from atlas_kit.transport import ScriptedAPI, in_process_async_client, in_process_client, message_body
+from atlas_kit.models.transport import ScriptedAPI, in_process_async_client, in_process_client, message_body
 
 MODEL = "scripted-model"
 SQL = "SELECT * FROM invoices WHERE tenant_id = 9312 failed on db-7.atlas.internal"

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atlas_kit.trace import Trace, looks_secret, redact
+from atlas_kit.dispatch.trace import Trace
+from atlas_kit.contract.redaction import looks_secret, redact
 
 KEYS = ["sk-ant-api03-" + "x" * 30, "sk-proj-" + "A1b2" * 6, "AKIAABCDEFGHIJKLMNOP", "ghp_" + "a1" * 12,
         "xoxb-1234567890-abcdef", "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4"]

@@ -12,9 +12,9 @@ from anthropic.types import Message, ToolUseBlock
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atlas_kit import transport as transport_module
-from atlas_kit.trace import redact
-from atlas_kit.transport import (
+from atlas_kit.models import transport as transport_module
+from atlas_kit.contract.redaction import redact
+from atlas_kit.models.transport import (
     BASE_URL,
     PLACEHOLDER_KEY,
     APIFault,

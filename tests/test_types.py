@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from atlas_kit import types as T
-from atlas_kit.errors import ErrorCode
-from atlas_kit.trace import Trace
+from atlas_kit.contract.errors import ErrorCode
+from atlas_kit.dispatch.trace import Trace
 
 TRANSCRIPT = [
     {"role": "user", "content": "Refund INV-20410, please."},

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from atlas_kit import errors as E
-from atlas_kit.vocab import from_article, to_article, to_mcp
+from atlas_kit import contract as E
+from atlas_kit.contract.vocab import from_article, to_article, to_mcp
 
 
 def test_to_article_renames_permission_and_next():

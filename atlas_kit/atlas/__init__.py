@@ -11,7 +11,9 @@ from .faults import CELLS, IMPLICIT_KINDS, KINDS, Fault, FaultSchedule, always, 
 from .grade import LABELS, Grade, SimpleRun, grade
 from .outcome import Call, Change, Escalation, Lookup, Outcome, Refund, Script, call
 from .session import Session, atlas_session, play
-from .styles import STYLES, catalogue, contract_style, generic_style, raw_style, style_named
+from .styles import catalogue
+from ..dispatch.styles import contract_style
+from ..dispatch.styles import STYLES, generic_style, raw_style, style_named
 from .tickets import ALL_TICKETS, IMPLICIT_TICKETS, TICKETS, Ticket, ticket
 from .tools import TOOL_NAMES, build_tools
 

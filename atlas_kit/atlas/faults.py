@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import typing
 from typing import Any, Iterable, Literal
 
-from ..dispatch import CallContext, Handler, Tool, Transient
-from ..errors import ErrorCode, ToolFailure, empty_result, retry_changed, stop, switch_tool
-from ..trace import Trace
+from ..dispatch.transient import Transient
+from ..dispatch.tool import CallContext, Handler, Tool
+from ..contract.errors import ErrorCode, ToolFailure, empty_result, retry_changed, stop, switch_tool
+from ..dispatch.trace import Trace
 from ..types import FaultKind, JSONObject, RefusalKind, TransientKind
 from .silent import IMPLICIT_KINDS, SILENT_TOOLS, corrupt, stale_args
 

@@ -12,8 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Container, Protocol, Sequence
 
-from ..trace import Trace
-from ..errors import ErrorCode
+from ..dispatch.trace import Trace
+from ..contract.errors import ErrorCode
 from ..types import ErrorEvent, JSONObject, Message, RunLike, blocks, events_of, result_text
 from .data import DOLLAR_FIGURE, RECORD_ID, World, money
 from .outcome import Change, Escalation, Outcome, Refund, mentions

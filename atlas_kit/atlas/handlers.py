@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from ..dispatch import CallContext
+from ..dispatch.tool import CallContext
 from ..types import JSONObject
-from ..errors import ErrorCode, Next, Safe, ToolFailure, empty_result, retry_changed, safe, say, stop, switch_tool
+from ..contract.errors import ErrorCode, Next, ToolFailure, empty_result, retry_changed, stop, switch_tool
+from ..contract.values import Safe, safe, say
 from .data import FIRST_DAY, LAST_DAY, TODAY, Account, Invoice, Order, World, money
 
 __all__ = ["MAX_PAGE_SIZE", "MAX_QUANTITY", "REFUND_CEILING_CENTS", "REFUND_WINDOW_DAYS", "ROW_LIMIT", "Desk"]

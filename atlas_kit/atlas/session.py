@@ -9,14 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..dispatch import Dispatcher, RetryPolicy
-from ..trace import Trace
+from ..dispatch.dispatcher import Dispatcher
+from ..dispatch.transient import RetryPolicy
+from ..dispatch.trace import Trace
 from ..types import Block, Message, ToolDefinition
 from .data import World
 from .faults import Fault, FaultSchedule
 from .grade import SimpleRun
 from .outcome import Call, Script
-from .styles import Style, contract_style, style_named
+from ..dispatch.styles import Style, contract_style
+from ..dispatch.styles import style_named
 from .tickets import TICKETS, Ticket, ticket
 from .tools import build_tools
 

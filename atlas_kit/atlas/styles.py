@@ -1,58 +1,22 @@
-"""Three wordings of the same failure, side by side: raw, generic and contract.
+"""Atlas's failures in every style, side by side: the catalogue the chapters show.
 
-`raw` hands the model whatever the library said; `generic` is the usual framework wrapper
-around it; `contract` is the builder's block. Each is a style for `Dispatcher(style=...)`;
-`catalogue()` runs every Atlas failure through all three for the chapters. Chapters 01 and 02.
+The styles themselves (raw, generic, contract) and their registry are dispatch/styles.py; this module runs
+each Atlas failure case through all of them (`catalogue()`) and lays the rows out. Chapters 01 and 02.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from ..dispatch import Dispatcher, Failure, RetryPolicy, Style, contract_style
-from ..types import STYLE_NAMES, JSONObject, StyleName, ToolResultBlock, result_text
+
+from ..dispatch.dispatcher import Dispatcher
+from ..dispatch.styles import STYLES, Failure
+from ..dispatch.transient import RetryPolicy
+from ..types import STYLE_NAMES, JSONObject, result_text
 from .data import World
 from .faults import Fault, FaultSchedule, always
 from .tools import build_tools
 
-__all__ = ["CASES", "GENERIC_PREFIX", "STYLES", "Case", "Row", "Style", "as_markdown", "catalogue", "contract_style",
-           "generic_style", "raw_style", "style_named"]
+__all__ = ["CASES", "Case", "Row", "as_markdown", "catalogue"]
 
-GENERIC_PREFIX = "An error occurred, please try again."
-
-
-def raw_style(failure: Failure) -> ToolResultBlock:
-    """What the library handed back, untouched: tracebacks, SQL errors, HTML pages and all."""
-    return _block(failure, failure.raw)
-
-
-def generic_style(failure: Failure) -> ToolResultBlock:
-    """The common wrapper: a fixed apology plus the exception's last line."""
-    return _block(failure, f"{GENERIC_PREFIX} {_last_line(failure.raw)}")
-
-
-# contract_style is the dispatcher's own default (dispatch.py): the builder's block, unchanged.
-STYLES: dict[StyleName, Style] = {"raw": raw_style, "generic": generic_style, "contract": contract_style}
-
-
-def style_named(name: StyleName | str | Style) -> Style:
-    """The style function for a name ('raw', 'generic', 'contract'); a callable passes through."""
-    if callable(name):
-        return name
-    for known, style in STYLES.items():
-        if name == known:
-            return style
-    raise ValueError(f"style {name!r} is not one of: {', '.join(STYLES)}; or pass a function style(failure) -> dict.")
-
-
-def _block(failure: Failure, text: str) -> ToolResultBlock:
-    return {"type": "tool_result", "tool_use_id": failure.error.tool_use_id, "is_error": True, "content": text}
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else text
-
-
-# --- the catalogue ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Case:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from functools import lru_cache
-from ..dispatch import CallContext, Handler, Tool
+from ..dispatch.tool import CallContext, Handler, Tool
 from ..types import JSONObject
 from .data import ID_DIGITS, QUEUES, REGIONS, TENANTS, World
 from .handlers import Desk

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .args import (ON_OFF, STYLE_NAMES, _cassette, _chapter, _csv, _dollars, _existing, _name, _positive,
-                   _preset_name, _profile, _seconds, _seed, _ticket, _tickets)
+    _preset_name, _profile, _seconds, _seed, _ticket, _tickets)
 from .course import course_command
 from .experiment import experiment_command
 from .grade import grade_command
@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _note(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
           line: str | None = None) -> None:
     """Print a warning as a plain note: no file, line or class name for a user to decode."""
-    from ..trace import redact
+    from ..contract.redaction import redact
 
     print(f"note: {redact(str(message))}", file=sys.stderr)
 

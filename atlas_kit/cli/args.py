@@ -21,7 +21,7 @@ ON_OFF = {"on": True, "off": False}
 
 def _one_line(err: BaseException) -> str:
     """An error as one line with any secret redacted: an OSError as its reason and file name."""
-    from ..trace import redact
+    from ..contract.redaction import redact
 
     text = f"{err.strerror}: {err.filename}" if isinstance(err, OSError) and err.strerror else str(err)
     return redact(" ".join(text.split()))
@@ -29,7 +29,7 @@ def _one_line(err: BaseException) -> str:
 
 def _preset_name(text: str) -> str:
     """`--preset`: the name of a published design in presets.PRESETS."""
-    from ..presets import PRESETS
+    from ..experiments.presets import PRESETS
 
     if text not in PRESETS:
         raise argparse.ArgumentTypeError(f"{text!r} is not a preset; accepted values: {', '.join(PRESETS)}.")
@@ -89,7 +89,7 @@ def _seed(text: str) -> int:
 
 def _profile(text: str) -> str:
     """`--profile`: a named profile of the offline stand-in."""
-    from ..experiments import named_profiles
+    from ..experiments.sweep import named_profiles
 
     known = tuple(named_profiles())
     if text not in known:

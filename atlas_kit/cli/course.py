@@ -13,7 +13,7 @@ __all__ = ["course_command"]
 
 def course_command(args: argparse.Namespace) -> int:
     """Exit 0 when every chapter ran; 2 when the chapters folder is missing."""
-    from ..course import closing_line, course_jobs, run_course
+    from ..course.runner import closing_line, course_jobs, run_course
 
     jobs = args.jobs or course_jobs()
     start = time.perf_counter()

@@ -19,10 +19,10 @@ __all__ = ["experiment_command", "preset_command"]
 def experiment_command(args: argparse.Namespace) -> int:
     """Exit 0 when every episode ran; 1 when the API stopped the sweep; 2 on bad input or a refused live
     sweep; 3 when the budget stopped it; 130 on Ctrl-C. Every stop but 2 is resumable by rerunning."""
-    from ..charts import save_charts
-    from ..experiments import sweep
-    from ..guard import SweepInterrupted, SweepStopped
-    from ..tables import recovery_table
+    from ..face.charts import save_charts
+    from ..experiments.sweep import sweep
+    from ..experiments.guard import SweepInterrupted, SweepStopped
+    from ..face.tables import recovery_table
 
     out: Path = args.out
     jsonl = out / f"{args.name}.jsonl"
@@ -61,8 +61,8 @@ def experiment_command(args: argparse.Namespace) -> int:
 
 def preset_command(args: argparse.Namespace) -> int:
     """`--preset NAME`: audit the design, run it for each model in --model (comma-separated), print the table."""
-    from ..guard import SweepInterrupted, SweepStopped
-    from ..presets import run_preset
+    from ..experiments.guard import SweepInterrupted, SweepStopped
+    from ..experiments.presets import run_preset
 
     given = {"--styles": args.styles != list(STYLE_NAMES), "--tickets": args.tickets is not None,
              "--faults": args.faults != [True, False], "--loop-breaker": args.loop_breaker != [True],
@@ -79,7 +79,12 @@ def preset_command(args: argparse.Namespace) -> int:
                             confirm=lambda estimate: _confirm(estimate, yes=args.yes))
     except (SweepInterrupted, SweepStopped, ValueError, OSError) as err:
         return _failed(err)
-    print(result.table())
+    from ..experiments.presets import published_rows
+    from ..face.tables import Table
+
+    print(Table.of(result.rows()))
+    print()
+    print(Table.of(published_rows(args.preset)))
     print(f"\n{len(result.records)} episodes in {args.out}/{args.preset}_MODEL.jsonl. Audit passed: no error text "
           f"states a task's expected answer ({result.audited} ticket, arm and seed runs read).")
     return 3 if result.stopped == "budget" else 0
@@ -87,7 +92,7 @@ def preset_command(args: argparse.Namespace) -> int:
 
 def _failed(err: BaseException) -> int:
     """One line on stderr for a sweep that did not start or finish, and its exit code (see experiment_command)."""
-    from ..guard import SweepInterrupted, SweepRefused, SweepStopped
+    from ..experiments.guard import SweepInterrupted, SweepRefused, SweepStopped
 
     if isinstance(err, SweepInterrupted):
         line, code = str(err), 130
@@ -103,7 +108,7 @@ def _failed(err: BaseException) -> int:
 
 def _confirm(estimate: Any, *, yes: bool) -> bool:
     """Ask on a terminal whether to start a live sweep; with no terminal, only --yes starts it."""
-    from ..guard import SweepRefused
+    from ..experiments.guard import SweepRefused
 
     if yes:
         return True

@@ -12,7 +12,7 @@ __all__ = ["grade_command"]
 
 def grade_command(args: argparse.Namespace) -> int:
     """Exit 0 when the notebooks were graded (a failing notebook is a row, not an exit code); 2 on bad input."""
-    from ..grading import grade_class, summarize
+    from ..course.grading import grade_class, summarize
 
     try:
         book = grade_class(args.submissions, out=args.out, chapter=args.chapter, solutions=args.solutions,

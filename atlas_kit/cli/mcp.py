@@ -17,8 +17,8 @@ def mcp_command(args: argparse.Namespace) -> int:
     """Exit 0 when the client hung up or Ctrl-C stopped the server, or the config was printed; 2 on bad input
     or a missing MCP SDK."""
     try:  # the MCP SDK is an optional extra: import it only for this command
-        from ..mcp_server import AtlasMCP, client_config, serve_stdio
-        from ..results import read_records
+        from ..bridges.mcp.server import AtlasMCP, client_config, serve_stdio
+        from ..experiments.results import read_records
     except ImportError as err:
         print(f"atlas-kit mcp: error: {err}", file=sys.stderr)
         return 2

@@ -9,14 +9,14 @@ sets.py, api.py, walk.py, events.py and records.py hold them by idea.
 from __future__ import annotations
 
 from .api import (Block, Message, MessageBody, MessagesRequest, Placed, Role, TextBlock, ToolDefinition,
-                  ToolResultBlock, ToolUseBlock, Usage)
+    ToolResultBlock, ToolUseBlock, Usage)
 from .events import (APIFailureEvent, AttemptEvent, BoundEvent, CallEvent, ErrorEvent, EscalatedEvent, EventKind,
-                     EventLog, FinishedEvent, LoopDetectedEvent, MaxTokensRetryEvent, RefusedEvent, ResultEvent,
-                     SilentFaultEvent, StoppedEvent, TraceEvent, TransientEvent, UnanswerableEvent, events_of)
+    EventLog, FinishedEvent, LoopDetectedEvent, MaxTokensRetryEvent, RefusedEvent, ResultEvent, SilentFaultEvent,
+    StoppedEvent, TraceEvent, TransientEvent, UnanswerableEvent, events_of)
 from .records import (RECORD_FIELDS, RENDERERS, SIMULATED, SOURCE_KINDS, FailureNote, FinishedRun, Record, RunLike,
-                      Source, SourceKind, TableRows, kind_of_label)
+    Source, SourceKind, TableRows, kind_of_label)
 from .sets import (API_STOP_REASONS, DEFAULT_MODEL, STOP_REASONS, STYLE_NAMES, APIStopReason, EpisodeStop, FaultKind,
-                   ImplicitKind, JSONObject, Mode, RefusalKind, StopReason, StyleName, TransientKind)
+    ImplicitKind, JSONObject, Mode, RefusalKind, StopReason, StyleName, TransientKind)
 from .walk import blocks, canonical, content_blocks, result_text
 
 __all__ = [

@@ -4,7 +4,7 @@ import pytest
 
 from atlas_kit.atlas import LABELS, atlas_session, call, grade, play
 from atlas_kit.atlas.grade import SimpleRun
-from atlas_kit.trace import Trace
+from atlas_kit.dispatch.trace import Trace
 
 
 def _grade(ticket: str, turns, final: str, **options):

@@ -13,8 +13,8 @@ from atlas_kit.atlas import (ALL_TICKETS, CELLS, IMPLICIT_KINDS, IMPLICIT_TICKET
 from atlas_kit.atlas.faults import always
 from atlas_kit.atlas.grade import SILENT_WRONG
 from atlas_kit.atlas.silent import CAVEATS, STALE_AS_OF, figures, mentioned
-from atlas_kit.offline import OFFLINE_MODEL, offline_client
-from atlas_kit.planner import Goal
+from atlas_kit.models.standin.model import OFFLINE_MODEL, offline_client
+from atlas_kit.models.standin.planner import Goal
 
 PAID = {"account_id": "ACC-5120", "status": "paid"}
 NOW_NORTH = {"sku": "SKU-2041", "date_from": "2024-12-31", "date_to": "2024-12-31", "region": "north"}

@@ -6,7 +6,7 @@ import pytest
 
 from atlas_kit.atlas import TICKETS, TOOL_NAMES, atlas_session, play, ticket
 from atlas_kit.atlas.faults import Fault
-from atlas_kit.atlas.styles import raw_style
+from atlas_kit.dispatch.styles import raw_style
 
 
 def test_session_has_world_dispatcher_system_and_tools():

@@ -6,9 +6,10 @@ import jsonschema
 import pytest
 
 from atlas_kit.atlas import atlas_session
-from atlas_kit.atlas.styles import (CASES, GENERIC_PREFIX, STYLES, as_markdown, catalogue, contract_style,
-                                    generic_style, raw_style, style_named)
-from atlas_kit.errors import ErrorCode, error_schema
+from atlas_kit.atlas.styles import CASES, as_markdown, catalogue
+from atlas_kit.dispatch.styles import contract_style
+from atlas_kit.dispatch.styles import GENERIC_PREFIX, STYLES, generic_style, raw_style, style_named
+from atlas_kit.contract.errors import ErrorCode, error_schema
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from pydantic import TypeAdapter
 from anthropic.types import ToolParam
 
 from atlas_kit.atlas import TOOL_NAMES, World, atlas_session, build_tools
-from atlas_kit.atlas.styles import GENERIC_PREFIX
-from atlas_kit.errors import MAX_MESSAGE_CHARS
+from atlas_kit.dispatch.styles import GENERIC_PREFIX
+from atlas_kit.contract.errors import MAX_MESSAGE_CHARS
 
 
 def body(result: dict) -> dict:

@@ -1,0 +1,177 @@
+"""Atlas as an MCP server: the seven tools, a `finish` tool and the 27 tickets as prompts, over stdio.
+
+Built on the official SDK's low-level Server, so the Dispatcher owns every error: a failed call is an
+`isError` result in the chosen style; an unknown tool or prompt name is a JSON-RPC protocol error, as the
+spec has it. `atlas-kit mcp` runs it; mcp_episode.py holds one episode's work. Chapter 15.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+try:
+    import mcp_types as types
+    from mcp import MCPError
+    from mcp.server import Server
+except ImportError as err:  # the SDK is an optional extra
+    raise ImportError("Atlas over MCP needs the MCP SDK: pip install -e '.[mcp]' (or pip install 'mcp>=2,<3').") from err
+
+from ...atlas import STYLES, TICKETS, Ticket, atlas_session
+from ...atlas.faults import Fault
+from .episode import (FINISH, ClientInfo, McpEpisode, McpRecord, finish_definition, next_record, no_episode,
+    open_episode)
+from ...experiments.results import ResultsWriter, read_records
+
+__all__ = ["INVALID_PARAMS", "SERVER_NAME", "AtlasMCP", "client_config", "serve_stdio"]
+
+SERVER_NAME = "atlas"
+INVALID_PARAMS = -32602  # JSON-RPC: the spec's code for a tools/call or prompts/get naming nothing the server has
+INSTRUCTIONS = (
+    "Atlas is the mock billing and catalogue company of the atlas_kit course. The user opens an episode by picking "
+    "a ticket prompt (T01 to T27). Work it with the seven Atlas tools only, not with files or other tools, then hand "
+    "your reply to the customer in with the finish tool: the episode is graded on Atlas's end state and that reply."
+)
+_BRIEF = ("\n\nWork the customer's message that follows with the Atlas tools of this server only; do not read files or "
+          "use other tools. When your reply to the customer is ready, call the finish tool with it as `answer` (and "
+          "your model name as `model`, if you know it): the episode is graded on what you hand in.")
+ClientKind = Literal["claude-code", "claude-desktop", "inspector"]
+
+
+def _version() -> str:
+    try:
+        return metadata.version("atlas_kit")
+    except metadata.PackageNotFoundError:  # a checkout on sys.path without an install
+        return "0"
+
+
+@dataclass
+class AtlasMCP:
+    """One learner's Atlas server: options, the open episode, and the records written so far.
+
+    `simulated` labels every episode as the stand-in's (mcp_host.py sets it); `log` appends each episode's
+    record to a JSONL file; `max_calls` ends an episode on step_limit. `server` is the SDK's low-level Server.
+    """
+
+    style: str = "contract"
+    faults: bool = True
+    seed: int = 0
+    log: Path | None = None
+    simulated: bool = False
+    max_calls: int = 12
+    episode: McpEpisode | None = None
+    records: list[McpRecord] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.style not in STYLES:
+            raise ValueError(f"style {self.style!r} is not one of: {', '.join(STYLES)}.")
+        if self.log is not None:
+            self.log = Path(self.log)
+        probe = atlas_session("T01")  # the tool surface is the same for every ticket
+        self._tools = [types.Tool(name=d["name"], description=d["description"], input_schema=d["input_schema"],
+                                  annotations=types.ToolAnnotations(read_only_hint=not probe.dispatcher.tools[d["name"]].side_effect))
+                       for d in probe.tools()]
+        finish = finish_definition()
+        self._tools.append(types.Tool(name=FINISH, description=finish["description"], input_schema=finish["input_schema"]))
+        self.server: Server[Any] = Server(
+            SERVER_NAME, version=_version(), instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+            on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt,
+        )
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self._tools]
+
+    # --- episodes ----------------------------------------------------------------------------
+    def open(self, ticket: Ticket | str, *, client: ClientInfo | None = None, faults: bool | tuple[Fault, ...] | None = None,
+             customer: str | None = None) -> McpEpisode:
+        """Close any open episode (logged as not handed in) and open a fresh one of `ticket`."""
+        self.close()
+        self.episode = open_episode(ticket, style=self.style, faults=self.faults if faults is None else faults,
+                                    seed=self.seed, client=client, simulated=self.simulated, customer=customer,
+                                    max_calls=self.max_calls)
+        return self.episode
+
+    def close(self) -> McpRecord | None:
+        """Write the open episode's record (graded, or not handed in) and close it; returns the record."""
+        episode, self.episode = self.episode, None
+        if episode is None:
+            return None
+        keys = {r["key"] for r in self.records} | ({r["key"] for r in read_records(self.log)} if self.log else set())
+        record = next_record(episode, keys)
+        if self.log is not None:
+            with ResultsWriter(self.log) as writer:
+                writer.append(record)
+        self.records.append(record)
+        return record
+
+    # --- the MCP handlers --------------------------------------------------------------------
+    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self._tools)
+
+    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name not in self.tool_names:
+            # The spec makes an unknown tool a protocol error, not a result; the message still says what to do.
+            raise MCPError(INVALID_PARAMS, f"No tool has that name on this server; call one of: {', '.join(self.tool_names)}.")
+        episode = self.episode
+        if episode is None:
+            return types.CallToolResult.model_validate(no_episode())
+        if episode.client == ClientInfo():  # opened with --ticket, before any client spoke
+            episode.client = _client(ctx)
+        if params.name == FINISH:
+            result, _ = episode.hand_in(params.arguments)
+        else:
+            result = episode.call(params.name, params.arguments)
+        if episode.result is not None:  # graded: handed in, or stopped at max_calls
+            self.close()
+        return types.CallToolResult.model_validate(result)
+
+    async def _list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[
+            types.Prompt(name=t.id, description=f"Atlas ticket {t.id}: {t.title} (customer {t.customer}). "
+                                                "Opens a fresh episode.") for t in TICKETS.values()])
+
+    async def _get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name not in TICKETS:
+            raise MCPError(INVALID_PARAMS, "No prompt has that name; the prompts are the ticket ids T01 to T27.")
+        episode = self.open(params.name, client=_client(ctx))
+        ticket = episode.ticket
+        text = [episode.session.system + _BRIEF, ticket.message]  # the briefing, then the customer's own words
+        return types.GetPromptResult(
+            description=f"Atlas ticket {ticket.id}: {ticket.title}",
+            messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=t)) for t in text])
+
+
+def _client(ctx: Any) -> ClientInfo:
+    """The client's name and version as it reports them: at initialize, or in a 2026-era request's _meta."""
+    params = getattr(getattr(ctx, "session", None), "client_params", None)
+    info: Any = getattr(params, "client_info", None)
+    if info is None and isinstance(getattr(ctx, "meta", None), dict):
+        info = types.Implementation.model_validate(ctx.meta.get(types.CLIENT_INFO_META_KEY) or {"name": "", "version": ""})
+    return ClientInfo.reported(getattr(info, "name", None), getattr(info, "version", None))
+
+
+async def serve_stdio(server: AtlasMCP) -> None:
+    """Serve over this process's stdin and stdout until the client closes them; the open episode is then logged."""
+    from mcp.server.stdio import stdio_server
+
+    try:
+        async with stdio_server() as (read, write):
+            await server.server.run(read, write, server.server.create_initialization_options())
+    finally:
+        server.close()
+
+
+def client_config(kind: ClientKind, *, executable: str, args: list[str]) -> str:
+    """The exact text to connect a client: a `claude mcp add` line, a Claude Desktop snippet, or an Inspector line."""
+    if kind == "claude-code":
+        return " ".join(["claude mcp add --scope user", SERVER_NAME, "--", shlex.quote(executable), *map(shlex.quote, args)])
+    if kind == "claude-desktop":
+        return json.dumps({"mcpServers": {SERVER_NAME: {"command": executable, "args": args}}}, indent=2)
+    if kind == "inspector":
+        return " ".join(["npx @modelcontextprotocol/inspector", shlex.quote(executable), *map(shlex.quote, args)])
+    raise ValueError(f"kind {kind!r} is not one of: claude-code, claude-desktop, inspector.")

@@ -1,0 +1,282 @@
+"""The contract inside the SDK's own tool runner: `@contract_tool` where you would write `@beta_tool`.
+
+A failure reaches the model as the SDK's `ToolError` carrying a contract body; exception text goes to
+the trace and the `atlas_kit.tool_runner` logger only; a repeated (tool, args, code) triple answers
+`stop`. It does not retry transient failures (the Dispatcher does). Taught in chapter 08.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import logging
+import threading
+from dataclasses import dataclass, field, replace
+from types import CodeType, TracebackType
+from typing import Any, Callable, Mapping, TypeVar, Union, cast, overload
+
+import pydantic
+from anthropic import beta_async_tool, beta_tool
+from anthropic.lib.tools import BetaAsyncFunctionTool, BetaFunctionTool
+from anthropic.lib.tools import ToolError as SDKToolError
+
+from ..contract.arguments import ArgumentProblem, check_arguments
+from ..dispatch.dispatcher import argument_error, crash_error
+from ..dispatch.breaker import LoopBreak, LoopBreaker, args_key, canonical_args
+from ..contract.errors import Branch, ErrorCode, Next, ToolError, ToolFailure, stop, tool_error
+from ..contract.values import say
+from ..dispatch.trace import Trace
+from ..types import result_text
+
+__all__ = [
+    "BREAKER_MESSAGE", "ContractAsyncFunctionTool", "ContractFunctionTool", "Conversation", "DEFAULT_NEXT",
+    "contract_async_tool", "contract_tool",
+]
+
+log = logging.getLogger("atlas_kit.tool_runner")
+log.addHandler(logging.NullHandler())  # a library stays quiet until the application configures logging
+
+# What the model is told to do when a tool author raises ToolFailure without `next`: one default per code,
+# each a branch that code allows (see errors.ALLOWED_BRANCHES), so `raise ToolFailure("not_found", "...")` is enough.
+DEFAULT_NEXT: dict[ErrorCode, Next] = {
+    ErrorCode.INVALID_ARGUMENT: Next(Branch.RETRY_CHANGED, "Change the argument the message names and call again."),
+    ErrorCode.NOT_FOUND: stop("Tell the user it was not found; do not guess other ids or names."),
+    ErrorCode.NOT_PERMITTED: stop("Tell the user this is not allowed; do not retry it or try other values."),
+    ErrorCode.LIMIT_EXCEEDED: stop("Tell the user the limit was reached and offer to pass the request to a person."),
+    ErrorCode.UPSTREAM_UNAVAILABLE: stop("Tell the user it could not be done right now and offer to pass it to a person."),
+}
+
+# The breaker's answer is always limit_exceeded + stop: a repeat ceiling is a limit, and every code allows stop
+# except invalid_argument. The code that repeated is kept in the trace and in `Conversation.loop_break`.
+BREAKER_MESSAGE = ("This exact call has been made {count} times and fails the same way each time, "
+                   "so it will not be run again in this conversation.")
+_BREAKER_NEXT = stop("Do not call it again with these arguments; tell the user it could not be done and that "
+                     "you are passing the request to a person.")
+
+# The SDK's runner never tells a tool its tool_use id; the body the model reads does not include one.
+_NO_ID = "toolu_from_sdk_runner"
+
+
+@dataclass(kw_only=True, eq=False)
+class Conversation:
+    """One conversation's loop breaker and trace. Bind tools to it with `bind`, one Conversation per run."""
+
+    loop_threshold: int = 2
+    trace: Trace = field(default_factory=Trace)
+    logger: logging.Logger = field(default=log, repr=False)
+    loop_break: LoopBreak | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self._breaker = LoopBreaker(threshold=self.loop_threshold)
+        self._tripped: dict[tuple[str, str], str] = {}  # (tool, args_key) -> the code that repeated
+        self._lock = threading.Lock()
+
+    @property
+    def breaker_fired(self) -> bool:
+        """True once any (tool, args, code) triple repeated in this conversation."""
+        return self.loop_break is not None
+
+    def bind(self, *tools: ContractTool) -> list[ContractTool]:
+        """Copies of `tools` that count failures in this conversation: `tools=conv.bind(get_invoice, ...)`."""
+        bound: list[ContractTool] = []
+        for tool in tools:
+            if not isinstance(tool, (ContractFunctionTool, ContractAsyncFunctionTool)):
+                raise TypeError(
+                    f"bind() takes tools made with @contract_tool or @contract_async_tool, got {type(tool).__name__}; "
+                    "pass other tools to tool_runner beside them: tools=[*conv.bind(a, b), other]."
+                )
+            twin = copy.copy(tool)
+            twin.conversation = self
+            bound.append(twin)
+        return bound
+
+    # --- used by the tools ------------------------------------------------------
+
+    def _refusal(self, tool: str, args: object) -> str | None:
+        """The breaker's answer when this (tool, args) already tripped it: the call is not run again."""
+        with self._lock:
+            code = self._tripped.get((tool, args_key(args)))
+            if code is None:
+                return None
+            brk = self._breaker.count(tool, args, code)
+        self.trace.add("refused", tool=tool, args_key=args_key(args), code=code, count=brk.count if brk else None)
+        return _breaker_content(brk.count if brk else self.loop_threshold)
+
+    def _failed(self, tool: str, args: object, err: ToolError, *, detail: str, crashed: bool = False) -> str:
+        """Record one failure and return the content the model reads: the error's body, or the breaker's."""
+        self.trace.add("error", tool=tool, code=err.code.value, branch=err.next.branch.value if err.next else None,
+                       detail=detail, crashed=crashed)
+        with self._lock:
+            brk = self._breaker.count(tool, args, err.code.value)
+            if brk is not None:
+                self._tripped[(tool, brk.args_key)] = brk.error
+                self.loop_break = self.loop_break or brk
+        if brk is None:
+            return result_text(err.block()["content"])
+        self.trace.add("loop_detected", tool=tool, args_key=brk.args_key, code=brk.error, count=brk.count, acted=True)
+        self.logger.warning("loop breaker: %s failed with %s %d times on the same arguments", tool, brk.error, brk.count)
+        return _breaker_content(brk.count)
+
+
+def _breaker_content(count: int) -> str:
+    err = tool_error(_NO_ID, ErrorCode.LIMIT_EXCEEDED, say(BREAKER_MESSAGE, count=count), next=_BREAKER_NEXT)
+    return result_text(err.block()["content"])
+
+
+class ContractFunctionTool(BetaFunctionTool[Any]):
+    """The SDK's `BetaFunctionTool`, failing with the contract. Made by `@contract_tool`."""
+
+    conversation: Conversation
+
+    def call(self, input: object) -> Any:
+        _before(self, input)
+        try:
+            result = super().call(input)
+        except SDKToolError:
+            raise  # the author chose this content; it is sent as written
+        except Exception as exc:
+            raise _failure(self, input, exc) from None
+        self.conversation.trace.add("result", tool=self.name)
+        return result
+
+
+class ContractAsyncFunctionTool(BetaAsyncFunctionTool[Any]):
+    """The SDK's `BetaAsyncFunctionTool`, failing with the contract. Made by `@contract_async_tool`."""
+
+    conversation: Conversation
+
+    async def call(self, input: object) -> Any:
+        _before(self, input)
+        try:
+            result = await super().call(input)
+        except SDKToolError:
+            raise
+        except Exception as exc:
+            raise _failure(self, input, exc) from None
+        self.conversation.trace.add("result", tool=self.name)
+        return result
+
+
+ContractTool = Union[ContractFunctionTool, ContractAsyncFunctionTool]
+
+# Both flavours share these two steps. They are functions, not a mixin class, because `_adopt` swaps the class
+# of the object beta_tool built, and Python allows that only for a direct subclass.
+
+
+def _before(tool: ContractTool, input: object) -> None:
+    """Trace the call; refuse it when the breaker already tripped on it or when the input is not an object."""
+    tool.conversation.trace.add("call", tool=tool.name, args=canonical_args(input)[:2000])
+    refusal = tool.conversation._refusal(tool.name, input)
+    if refusal is not None:
+        raise SDKToolError(refusal)
+    if not isinstance(input, dict):
+        problem = check_arguments(dict(tool.input_schema), input)
+        assert problem is not None  # check_arguments refuses anything but a JSON object
+        raise SDKToolError(_argument_failure(tool, input, problem))
+
+
+def _failure(tool: ContractTool, input: object, exc: Exception) -> SDKToolError:
+    """The SDK's ToolError whose content is the contract body for `exc`."""
+    conv = tool.conversation
+    if isinstance(exc, ToolFailure):
+        err = tool_error(_NO_ID, exc.code, exc.message, next=exc.next or DEFAULT_NEXT[exc.code], detail=exc.detail)
+        conv.logger.info("tool %s failed with %s", tool.name, err.code.value)
+        detail = "\n".join(t for t in (exc.detail, exc.raw) if t) or exc.message
+        return SDKToolError(conv._failed(tool.name, input, err, detail=detail))
+    cause = exc.__cause__
+    if isinstance(exc, ValueError) and isinstance(cause, pydantic.ValidationError) and not _ran(exc, tool.func):
+        problem = check_arguments(dict(tool.input_schema), input) or _from_pydantic(cause, tool.input_schema)
+        return SDKToolError(_argument_failure(tool, input, replace(problem, raw=str(cause))))
+    err = crash_error(_NO_ID, exc)
+    conv.logger.error("tool %s raised %s; the model was told only that it failed", tool.name,
+                      type(exc).__name__, exc_info=exc)
+    return SDKToolError(conv._failed(tool.name, input, err, detail=err.detail or "", crashed=True))
+
+
+def _argument_failure(tool: ContractTool, input: object, problem: ArgumentProblem) -> str:
+    try:
+        err = argument_error(_NO_ID, problem)
+    except ValueError:  # an argument name or schema text the contract refuses: name no argument
+        err = argument_error(_NO_ID, ArgumentProblem(
+            None, "The arguments do not match the tool's input_schema; check each argument and call again."))
+    tool.conversation.logger.info("tool %s: invalid arguments (%s)", tool.name, problem.argument or "input")
+    return tool.conversation._failed(tool.name, input, err, detail=problem.raw or problem.message)
+
+
+@overload
+def contract_tool(func: Callable[..., Any], *, conversation: Conversation | None = None,
+                  **options: Any) -> ContractFunctionTool: ...
+@overload
+def contract_tool(*, conversation: Conversation | None = None,
+                  **options: Any) -> Callable[[Callable[..., Any]], ContractFunctionTool]: ...
+def contract_tool(func: Callable[..., Any] | None = None, *, conversation: Conversation | None = None,
+                  **options: Any) -> ContractFunctionTool | Callable[[Callable[..., Any]], ContractFunctionTool]:
+    """`@beta_tool` with the error contract. `options` are beta_tool's (name=, description=, input_schema=, ...).
+
+    Without `conversation` the tool keeps a Conversation of its own; use `Conversation().bind(tool)` per run.
+    """
+    def make(fn: Callable[..., Any]) -> ContractFunctionTool:
+        if inspect.iscoroutinefunction(fn):
+            raise TypeError(f"{fn.__name__} is async: decorate it with @contract_async_tool instead of @contract_tool.")
+        return _adopt(beta_tool(fn, **options), ContractFunctionTool, conversation)
+
+    return make(func) if func is not None else make
+
+
+@overload
+def contract_async_tool(func: Callable[..., Any], *, conversation: Conversation | None = None,
+                        **options: Any) -> ContractAsyncFunctionTool: ...
+@overload
+def contract_async_tool(*, conversation: Conversation | None = None,
+                        **options: Any) -> Callable[[Callable[..., Any]], ContractAsyncFunctionTool]: ...
+def contract_async_tool(
+    func: Callable[..., Any] | None = None, *, conversation: Conversation | None = None, **options: Any
+) -> ContractAsyncFunctionTool | Callable[[Callable[..., Any]], ContractAsyncFunctionTool]:
+    """`@beta_async_tool` with the error contract; see `contract_tool`."""
+    def make(fn: Callable[..., Any]) -> ContractAsyncFunctionTool:
+        if not (inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(getattr(fn, "__wrapped__", None))):
+            raise TypeError(f"{getattr(fn, '__name__', fn)!s} is not async: decorate it with @contract_tool instead.")
+        return _adopt(beta_async_tool(fn, **options), ContractAsyncFunctionTool, conversation)
+
+    return make(func) if func is not None else make
+
+
+_Adopted = TypeVar("_Adopted", ContractFunctionTool, ContractAsyncFunctionTool)
+
+
+def _adopt(tool: object, cls: type[_Adopted], conversation: Conversation | None) -> _Adopted:
+    # beta_tool builds the tool (schema from the signature, @contextmanager tools and all); only how it fails
+    # changes, so the object becomes the contract subclass in place: still the SDK's own tool type.
+    if conversation is not None and not isinstance(conversation, Conversation):
+        raise TypeError(f"conversation must be a Conversation, got {type(conversation).__name__}.")
+    tool.__class__ = cls
+    adopted = cast(_Adopted, tool)
+    adopted.conversation = conversation or Conversation()
+    return adopted
+
+
+def _ran(exc: BaseException, func: Callable[..., Any]) -> bool:
+    """True when `func`'s own body is in the traceback: the error came from inside the tool, not its arguments."""
+    code = getattr(func, "__code__", None)
+    return code is not None and any(_frames(e.__traceback__, code) for e in (exc, exc.__cause__) if e is not None)
+
+
+def _frames(tb: TracebackType | None, code: CodeType) -> bool:
+    while tb is not None:
+        if tb.tb_frame.f_code is code:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _from_pydantic(err: pydantic.ValidationError, schema: Mapping[str, Any]) -> ArgumentProblem:
+    """For what pydantic refuses and the schema allows (a date, a custom validator): the argument, never its value."""
+    props = dict(schema.get("properties") or {})
+    loc = err.errors()[0]["loc"] if err.error_count() else ()
+    name = loc[0] if loc and isinstance(loc[0], str) and loc[0] in props else None
+    if name is None:
+        accepted = ", ".join(sorted(props)) or "none"
+        return ArgumentProblem(None, f"The arguments do not match the tool's input_schema; it accepts only: {accepted}.")
+    fmt = props[name].get("format") if isinstance(props[name], dict) else None
+    form = f"must be a valid {fmt} value" if isinstance(fmt, str) and fmt.replace("-", "").isalnum() else \
+        "is not in the form the tool's description asks for"
+    return ArgumentProblem(name, f"Argument {name} {form}. Change it and call the tool again.")

@@ -1,0 +1,285 @@
+"""The error contract: five stable codes, four branches, one builder.
+
+Everything a tool returns on failure goes through `tool_error`; the converters to
+other vocabularies live in `vocab.py`. Taught in chapters 02, 03 and 05.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from importlib import resources
+from typing import Any, TypedDict, cast
+
+from .redaction import looks_secret
+from ..types import JSONObject, ToolResultBlock
+
+__all__ = [
+    "ALLOWED_BRANCHES", "Branch", "CONTRACT_VERSION", "ErrorBody", "ErrorCode", "MAX_MESSAGE_CHARS", "Next", "NextBody",
+    "RETRYABLE", "ToolError", "ToolFailure", "empty_result", "error_schema", "retry_changed", "retry_unchanged", "stop",
+    "switch_tool", "tool_error",
+]
+
+CONTRACT_VERSION = "1.0"
+MAX_MESSAGE_CHARS = 280  # two plain sentences; a longer message is a design smell, not a feature
+
+
+class ErrorCode(str, Enum):
+    """The five stable codes a failed call carries; each fixes `retryable` (RETRYABLE) and the branches it allows."""
+
+    INVALID_ARGUMENT = "invalid_argument"
+    NOT_FOUND = "not_found"
+    NOT_PERMITTED = "not_permitted"
+    LIMIT_EXCEEDED = "limit_exceeded"
+    UPSTREAM_UNAVAILABLE = "upstream_unavailable"
+
+
+class Branch(str, Enum):
+    """The four things a reader can do next: retry as is, retry changed, switch tool, or stop."""
+
+    RETRY_UNCHANGED = "retry_unchanged"
+    RETRY_CHANGED = "retry_changed"
+    SWITCH_TOOL = "switch_tool"
+    STOP = "stop"
+
+
+class _NextFields(TypedDict):
+    branch: str
+    say: str
+
+
+class NextBody(_NextFields, total=False):
+    """`next` as the model reads it: the branch, what to do in words, and the tool or argument it names."""
+
+    tool: str
+    argument: str
+
+
+class _BodyFields(TypedDict):
+    error: str
+    message: str
+    retryable: bool
+
+
+class ErrorBody(_BodyFields, total=False):
+    """The error body the model reads (tool_error.schema.json): code, message, retryable, and `next`."""
+
+    next: NextBody
+
+
+# `retryable` means: calling this tool again can succeed. One table, so no tool can
+# invent its own convention. The branches each code may select follow from it.
+RETRYABLE: dict[ErrorCode, bool] = {
+    # The call was malformed; the same tool succeeds once the named argument changes.
+    ErrorCode.INVALID_ARGUMENT: True,
+    # The thing does not exist; asking again (or for a neighbouring id) will not help.
+    ErrorCode.NOT_FOUND: False,
+    # Forbidden for this caller; any retry is enumeration.
+    ErrorCode.NOT_PERMITTED: False,
+    # A policy ceiling; the route forward is another tool (or a person), not a retry.
+    ErrorCode.LIMIT_EXCEEDED: False,
+    # Transient failures are retried by the harness. If one reaches the model, the
+    # harness's retries already failed, so the model must not become the retry loop.
+    ErrorCode.UPSTREAM_UNAVAILABLE: False,
+}
+
+# retry_unchanged is selected by no code: it is the harness's branch (see dispatch.py).
+ALLOWED_BRANCHES: dict[ErrorCode, frozenset[Branch]] = {
+    ErrorCode.INVALID_ARGUMENT: frozenset({Branch.RETRY_CHANGED}),
+    ErrorCode.NOT_FOUND: frozenset({Branch.STOP, Branch.SWITCH_TOOL}),
+    ErrorCode.NOT_PERMITTED: frozenset({Branch.STOP, Branch.SWITCH_TOOL}),
+    ErrorCode.LIMIT_EXCEEDED: frozenset({Branch.SWITCH_TOOL, Branch.STOP}),
+    ErrorCode.UPSTREAM_UNAVAILABLE: frozenset({Branch.STOP, Branch.SWITCH_TOOL}),
+}
+
+_IDENT = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Next:
+    """The branch to take, for a program (`branch`, `tool`, `argument`) and for the model (`say`)."""
+
+    branch: Branch
+    say: str
+    tool: str | None = None
+    argument: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.branch, Branch):
+            raise TypeError(f"Next.branch must be a Branch, got {type(self.branch).__name__}; use Branch.STOP etc.")
+        _check_text("Next.say", self.say)
+        if self.branch is Branch.SWITCH_TOOL and not self.tool:
+            raise ValueError("Next.tool is required for switch_tool: name the tool the model should call instead.")
+        for name in ("tool", "argument"):
+            value = getattr(self, name)
+            if value is not None and not _IDENT.match(value):
+                raise ValueError(f"Next.{name} must be a plain identifier such as 'account_id', got {value!r}.")
+
+    def to_json(self) -> NextBody:
+        """The `next` object of the error body."""
+        body: NextBody = {"branch": self.branch.value, "say": self.say}
+        if self.tool:
+            body["tool"] = self.tool
+        if self.argument:
+            body["argument"] = self.argument
+        return body
+
+
+def retry_unchanged(say: str) -> Next:
+    """Call the same tool again as it was: the harness's branch for a transient failure."""
+    return Next(Branch.RETRY_UNCHANGED, say)
+
+
+def retry_changed(argument: str, say: str) -> Next:
+    """Call the same tool again with `argument` changed."""
+    return Next(Branch.RETRY_CHANGED, say, argument=argument)
+
+
+def switch_tool(tool: str, say: str) -> Next:
+    """Call `tool` instead."""
+    return Next(Branch.SWITCH_TOOL, say, tool=tool)
+
+
+def stop(say: str) -> Next:
+    """Do not call again: tell the customer what happened (`say` says what)."""
+    return Next(Branch.STOP, say)
+
+
+@dataclass(frozen=True)
+class ToolError:
+    """One failed call: `code`, `message` and `next` are for the model; `detail` is for the trace."""
+
+    tool_use_id: str
+    code: ErrorCode
+    message: str
+    next: Next | None = None
+    detail: str | None = field(default=None, repr=False)
+
+    @property
+    def retryable(self) -> bool:
+        """Whether calling this tool again can succeed: fixed by the code (RETRYABLE)."""
+        return RETRYABLE[self.code]
+
+    def body(self) -> ErrorBody:
+        """The JSON the model reads. `detail` is never part of it."""
+        body: ErrorBody = {"error": self.code.value, "message": self.message, "retryable": self.retryable}
+        if self.next is not None:
+            body["next"] = self.next.to_json()
+        return body
+
+    def block(self) -> ToolResultBlock:
+        """The Anthropic `tool_result` block."""
+        return {
+            "type": "tool_result",
+            "tool_use_id": self.tool_use_id,
+            "is_error": True,
+            "content": json.dumps(self.body(), ensure_ascii=False),
+        }
+
+
+class ToolFailure(Exception):
+    """Raised by a tool handler to fail with the contract; the dispatcher turns it into a block."""
+
+    def __init__(
+        self,
+        code: ErrorCode | str,
+        message: str,
+        *,
+        next: Next | None = None,
+        detail: str | None = None,
+        raw: str | None = None,
+    ):
+        self.code = _coerce_code(code)
+        _check_message(message)
+        _check_branch(self.code, next)
+        # raw: what the underlying library would have said; shown only in the raw and generic styles.
+        self.message, self.next, self.detail, self.raw = message, next, detail, raw
+        super().__init__(f"{self.code.value}: {message}")
+
+
+def tool_error(
+    tool_use_id: str,
+    code: ErrorCode | str,
+    message: str,
+    *,
+    next: Next | None = None,
+    detail: str | None = None,
+) -> ToolError:
+    """Build a contract error. Call `.block()` for the `tool_result`; `detail` goes to the trace."""
+    if not isinstance(tool_use_id, str) or not tool_use_id:
+        raise ValueError("tool_use_id must be the non-empty id of the tool_use block this error answers.")
+    code = _coerce_code(code)
+    _check_message(message)
+    _check_branch(code, next)
+    return ToolError(tool_use_id, code, message, next, detail)
+
+
+def empty_result(items_key: str, note: str, **fields: Any) -> JSONObject:
+    """A successful result with zero items: not an error, and not `not_found`."""
+    _check_text("note", note)
+    return {"count": 0, items_key: [], "note": note, **fields}
+
+
+# --- checks ----------------------------------------------------------------------
+
+_INTERNALS = re.compile(
+    r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|\bSELECT\b.+\bFROM\b|"
+    r"\bORA-\d{4,5}\b|\b[a-z0-9-]+\.(?:internal|local|corp)\b|<html|Exception:|"
+    r"\b\d{1,3}(?:\.\d{1,3}){3}\b|\b(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{2,5}\b|"  # an IP, a host:port
+    r"(?<![\w$.])(?:~|\.{1,2})?/(?:[\w.-]+/)+[\w.-]*|\b[a-z]:\\\\?[\w.-]+|"  # a file path, POSIX or Windows
+    r"(?-i:\b[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*\.[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b)|"  # a dotted class
+    r"(?-i:\b[A-Z][A-Za-z]*(?:Error|Exception)\b:)|"  # an exception class and its text, as str(exc) prints them
+    r"\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|access[_-]?key|private[_-]?key|token)\s*[=:]\s*[^\s,;]+",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _check_text(param: str, text: object) -> None:
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{param} must be a non-empty sentence written for the model.")
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise ValueError(
+            f"{param} is {len(text)} characters; the cap is {MAX_MESSAGE_CHARS}. "
+            "Say what to do in one or two sentences and move the rest to detail=."
+        )
+    if _INTERNALS.search(text) or looks_secret(text):
+        raise ValueError(f"{param} contains internals (a traceback, SQL, an error code, a host or address, a file path, "
+                         "an exception class, or a key or password); put them in detail=.")
+
+
+def _check_message(message: object) -> None:
+    _check_text("message", message)
+    assert isinstance(message, str)  # _check_text refused anything else
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", message.strip()) if s]
+    if len(sentences) > 2:
+        raise ValueError(f"message has {len(sentences)} sentences; write one or two and put the rest in detail=.")
+
+
+def _check_branch(code: ErrorCode, next: Next | None) -> None:
+    if next is None:
+        return
+    if not isinstance(next, Next):
+        raise TypeError("next must be a Next; build it with retry_changed(), switch_tool(), stop() or retry_unchanged().")
+    if next.branch not in ALLOWED_BRANCHES[code]:
+        allowed = ", ".join(sorted(b.value for b in ALLOWED_BRANCHES[code]))
+        raise ValueError(
+            f"next selects {next.branch.value}, which contradicts {code.value} (retryable={RETRYABLE[code]}); "
+            f"use one of: {allowed}."
+        )
+
+
+def _coerce_code(code: ErrorCode | str) -> ErrorCode:
+    if isinstance(code, ErrorCode):
+        return code
+    try:
+        return ErrorCode(code)
+    except ValueError:
+        allowed = ", ".join(c.value for c in ErrorCode)
+        raise ValueError(f"code {code!r} is not one of the five stable codes: {allowed}.") from None
+
+
+def error_schema() -> JSONObject:
+    """The JSON Schema of the error body, as shipped in the package."""
+    text = resources.files("atlas_kit").joinpath("tool_error.schema.json").read_text(encoding="utf-8")
+    return cast(JSONObject, json.loads(text))

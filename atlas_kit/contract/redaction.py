@@ -1,0 +1,63 @@
+"""Redaction: key-shaped strings (API keys, tokens, passwords) found and replaced before anything is kept.
+
+`redact` is the one function that traces, results files, cassettes, transcripts and printed notes go
+through; `looks_secret` is the stricter test the error builder applies to text written for the model.
+What it cannot know (a tenant's data, a name) is left to the builder's other rules. Taught in chapter 08.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, TypeVar, overload
+
+__all__ = ["looks_secret", "redact"]
+
+# Key-shaped tokens (Anthropic and other providers' keys, cloud access keys, GitHub and Slack tokens,
+# JWTs), bearer tokens, and "api_key=...", "password: ..." style pairs. Ids like ACC-4471, msg_... and
+# sha256 fingerprints are left alone: only a known prefix or a secret's name marks a secret.
+_SECRET = re.compile(
+    r"\bsk-ant-[A-Za-z0-9_\-]{4,}|\b(?:sk|rk|pk)[-_](?:live|test|proj)?[-_]?[A-Za-z0-9]{20,}"
+    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9\-]{10,}"
+    r"|\bAIza[0-9A-Za-z_\-]{30,}|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    r"|(?i:bearer\s+)[A-Za-z0-9._\-]{12,}"
+    r"|(?i:\b(?:api[_-]?key|x-api-key|access[_-]?key(?:[_-]?id)?|secret(?:[_-]?key)?|client[_-]?secret|password|passwd"
+    r"|pwd|auth[_-]?token|access[_-]?token|refresh[_-]?token|token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}&]{4,}"
+)
+
+# For text a person writes for the model (errors.py), stricter still: 20 or more characters that mix upper
+# case, lower case and digits with no separator are random, not an id. Not used by `redact`, which must
+# leave recorded ids and fingerprints as they are.
+_RANDOM = re.compile(r"\b(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{20,}\b")
+
+
+def looks_secret(text: str) -> bool:
+    """Whether `text` holds anything `redact` would hide, or a long random-looking token."""
+    return bool(_SECRET.search(text) or _RANDOM.search(text))
+
+
+_Shape = TypeVar("_Shape", bound=Mapping[str, object])
+_Item = TypeVar("_Item")
+
+
+@overload
+def redact(value: str) -> str: ...
+@overload
+def redact(value: _Shape) -> _Shape: ...
+@overload
+def redact(value: list[_Item] | tuple[_Item, ...]) -> list[_Item]: ...
+@overload
+def redact(value: object) -> Any: ...
+def redact(value: object) -> Any:
+    """Return `value` with every key-like string replaced by a marker, recursively.
+
+    Strings, mappings (a record keeps its keys), lists and numbers keep their shape; anything else becomes
+    its redacted str().
+    """
+    if isinstance(value, str):
+        return _SECRET.sub("[redacted]", value)
+    if isinstance(value, Mapping):
+        return {str(k): redact(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return redact(str(value))

@@ -1,0 +1,112 @@
+"""Checks for chapter 01's exercises: rewrite a raw error as a contract error (01.1), graded on what a
+careful reader needs (code, the argument to narrow, the limit, no internals), and count recovery by hand
+(01.2), compared with metrics.recovery.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from ...atlas import atlas_session
+from ...contract.errors import ErrorCode
+from ...experiments.sweep import run_experiment
+from ...experiments.metrics import groups, recovery
+from ...experiments.results import HARNESS_ERROR
+from ...types import Record
+from ._registry import BLANK, exercise
+from ._shared import _error_shape
+
+
+_DRIVER_WORDS = ("psycopg", "querycanceled", "statement timeout", "canceling statement", "errors.")
+# What narrows the query, and the plain words for it: the article's fix is "narrow the date range or add a region".
+_NARROWS = {"region": r"\bregions?\b", "date_from": r"date_from|date_to|\bdates?\b|date range|time range|period|months?\b",
+            "date_to": r"date_from|date_to|\bdates?\b|date range|time range|period|months?\b"}
+_LIMIT = re.compile(r"too (?:broad|large|big|wide|many|much|long)|\blimit|\brows?\b|\bscan|exceed|\bover\b|more than|"
+                    r"at most|maximum|\bmax\b|allow|\bcap\b|expensive|costly|\bbroad\b", re.IGNORECASE)
+
+
+@exercise("01.1", "Rewrite a raw error as a contract error",
+          right="Right: a retryable code, a next that names what to narrow, the limit and the fix in plain words, and no "
+                "driver internals.",
+          hints=("The query was valid; it was only too broad. Which code's retryable is True?",
+                 "query_warehouse takes an optional region (north, south, east or west), and the dates date_from and "
+                 "date_to: either narrows the query. Name one in next=retry_changed(...) and in the message.",
+                 "Say the constraint and the fix: what was too much, and what to change. Keep the driver's words for detail=."))
+def _grade_01_1(answer: Any) -> str | None:
+    if (shape := _error_shape(answer)) is not None:
+        return shape
+    if answer.code is not ErrorCode.INVALID_ARGUMENT:
+        return (f"{answer.code.value} tells the model that calling query_warehouse again cannot succeed, yet the same "
+                "query works once it asks for less: use the code whose retryable is True.")
+    if answer.next is None:
+        return "The error has no next, so the model must guess what to change; add next=retry_changed(argument, say)."
+    schema = atlas_session("T19").dispatcher.tools["query_warehouse"].input_schema["properties"]
+    if answer.next.argument is None:
+        return "next names no argument; retry_changed must say which argument to change (next=retry_changed(argument, say))."
+    if answer.next.argument not in schema:
+        return (f"next names the argument {answer.next.argument!r}, which query_warehouse does not take; "
+                f"its arguments are {', '.join(schema)}.")
+    if answer.next.argument not in _NARROWS:
+        return (f"Changing {answer.next.argument} asks a different question instead of a smaller one; name an argument "
+                "that narrows the query: region, or the dates (date_from, date_to).")
+    low = answer.message.lower()
+    leaked = [w for w in _DRIVER_WORDS if w in low]
+    if leaked:
+        return f"The message still carries the driver's words ({leaked[0]!r}); say the constraint and the fix in plain terms, and put internals in detail=."
+    if not re.search(_NARROWS[answer.next.argument], answer.message, re.IGNORECASE):
+        return (f"next names {answer.next.argument}, but the message does not say what to narrow: name it there too "
+                "(the argument, or in plain words the region or the dates), so a model that reads only the text knows the fix.")
+    if not _LIMIT.search(answer.message):
+        return ("The message names the fix but not the constraint: say what was too much (the query scans more rows "
+                "than allowed), so the model knows why to narrow it.")
+    return None
+
+
+def _sweep_records() -> list[Record]:
+    records = _sweep_01_2()
+    # Two records a careless count gets wrong: a harness failure, and a correct episode with no error.
+    harness: Record = {**records[0], "key": "check|harness", "stop_reason": HARNESS_ERROR, "correct": False,
+                       "hit_error": True}
+    clean: Record = {**records[0], "key": "check|clean", "style": "raw", "hit_error": False, "correct": True,
+                     "error_codes": [], "branches": []}
+    return [*records, harness, clean]
+
+
+@lru_cache(maxsize=1)
+def _sweep_01_2() -> tuple[Record, ...]:
+    return tuple(run_experiment(name="check_01_2", styles=("raw", "generic", "contract"), faults=(True,),
+                                tickets=("T04", "T05", "T07", "T09", "T19", "T22", "T23", "T03"), trials=2,
+                                model="offline", progress=False))
+
+
+@exercise("01.2", "Count recovery by hand",
+          right="Right: recovered and hit counts per style, exactly as metrics.recovery counts them.",
+          hints=("Recovery's denominator is the episodes where a tool error reached the model (hit_error), not every episode.",
+                 "Leave out records whose stop_reason is 'harness_error': the harness failed, not the model."))
+def _grade_01_2(answer: Any) -> str | None:
+    if not callable(answer):
+        return f"The answer is a {type(answer).__name__}; pass the function itself, recovery_counts, not its result."
+    records = _sweep_records()
+    got = answer([dict(r) for r in records])
+    if got is None:  # the exercise's empty body: not answered yet
+        return BLANK
+    if not isinstance(got, dict):
+        return f"recovery_counts returned a {type(got).__name__}; return a dict from style to (recovered, hit)."
+    for style, rs in groups(records, "style").items():
+        want = recovery(rs)
+        pair = got.get(style)
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in pair)):
+            return f"For style {style!r} recovery_counts gave {pair!r}; give a pair of whole numbers (recovered, hit)."
+        recovered, hit = pair
+        if hit != want.n:
+            with_harness = sum(bool(r["hit_error"]) for r in rs)
+            if hit == with_harness:
+                return (f"For style {style!r} you counted {hit} episodes that hit an error; leave out records whose "
+                        f"stop_reason is {HARNESS_ERROR!r} (the harness failed, not the model).")
+            return (f"For style {style!r} you counted {hit} episodes, but only those where a tool error reached the "
+                    "model (hit_error) count toward recovery.")
+        if recovered != want.successes:
+            return (f"For style {style!r} you counted {recovered} recovered episodes; recovered means correct among the "
+                    "episodes you counted as hit, so count only those.")
+    return None

@@ -1,0 +1,168 @@
+"""Checks for chapter 07's exercises: a leaner error body that says the same thing (07.1), and one
+failure written for three audiences (07.2), both over Atlas's catalogue failures.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable
+
+from ...atlas import TOOL_NAMES, FaultSchedule, World, atlas_session, build_tools, grade
+from ...atlas.styles import CASES
+from ...dispatch.dispatcher import Dispatcher
+from ...dispatch.styles import Failure
+from ...dispatch.transient import RetryPolicy
+from ...models.transport import estimate_tokens
+from ...types import result_text
+from ._registry import exercise
+from ._shared import _body, _run, _use
+
+
+def _catalogue_failures(names: tuple[str, ...]) -> dict[str, Failure]:
+    """The named Atlas catalogue failures, made once each through the real dispatcher (as `catalogue` does)."""
+    out = {}
+    for case in CASES:
+        if case.name in names:
+            world = World(0)
+            tools = FaultSchedule(case.faults, seed=0).wrap(build_tools(world, tenant=case.customer))
+            dispatcher = Dispatcher(tools, retry=RetryPolicy(sleep=world.advance), run_id="check")
+            done = dispatcher.dispatch([_use("toolu_01", case.tool, case.input)])
+            out[case.name] = done.failures[0]
+    return out
+
+
+_ALL_CASES = ("malformed account id", "amount of the wrong type", "unknown account", "another customer's account",
+              "refund above the ceiling", "refund more than was paid", "refund outside the window",
+              "invoice id that does not exist", "warehouse query too broad", "date that does not exist",
+              "deleted order", "shipped order", "quantity above the cap", "warehouse timeout",
+              "rate limited for too long", "refund service outage")
+
+
+def _style_block(style: Callable[[Failure], Any], failure: Failure, case: str) -> tuple[str | None, str | None]:
+    try:
+        block = style(failure)
+    except Exception as exc:
+        return None, f"For '{case}' your style raised {type(exc).__name__}; it must return a tool_result block."
+    if not isinstance(block, dict) or block.get("type") != "tool_result" or not isinstance(block.get("content"), str):
+        return None, (f"For '{case}' your style should return a tool_result block: a dict with type, tool_use_id, "
+                      "is_error and a str content.")
+    if block.get("tool_use_id") != failure.error.tool_use_id or block.get("is_error") is not True:
+        return None, f"For '{case}' keep the block's tool_use_id and set is_error to True; the API needs both."
+    return block["content"], None
+
+
+@exercise("07.1", "A leaner error body that says the same thing",
+          right="Right: every failure reads as the same branch as the contract, leaks nothing, costs fewer tokens, "
+                "and the five tickets still end correctly.",
+          hints=("Start from failure.error.body(): what in it does the reader need to choose a branch?",
+                 "next's say repeats what message already tells the model; the branch, tool and argument are what "
+                 "a program reads. json.dumps(..., separators=(\",\", \":\")) drops the spaces.",
+                 "Return {\"type\": \"tool_result\", \"tool_use_id\": failure.error.tool_use_id, \"is_error\": True, "
+                 "\"content\": <your JSON>}."))
+def _lean(style: Any) -> str | None:
+    if not callable(style):
+        return "Pass your style function itself: it takes a Failure and returns a tool_result block."
+    failures = _catalogue_failures(_ALL_CASES)
+    spent = contract = 0
+    for case, failure in failures.items():
+        text, problem = _style_block(style, failure, case)
+        if problem or text is None:
+            return problem or f"For '{case}' your style returned no text for the model to read."
+        body = result_text(failure.error.block()["content"])
+        if failure.raw.strip() and failure.raw != failure.error.message and failure.raw in text:
+            return f"For '{case}' your text passes on the library's raw text; that is the raw style, not a lean contract."
+        theirs, ours = _selects(text), _selects(body) or ("stop", None, None)
+        if theirs is None:
+            return (f"For '{case}' the text does not parse as a contract body (JSON with error and a boolean "
+                    "retryable), so a reader is back to guessing from its words.")
+        if theirs != ours:
+            return (f"For '{case}' your text selects {_branch(theirs)} where the contract selects {_branch(ours)}; "
+                    "keep what decides the branch.")
+        parsed = json.loads(text)
+        if parsed.get("error") != failure.error.code.value or parsed.get("message") != failure.error.message:
+            return f"For '{case}' keep the code and the message as the contract has them; they are what the model relays."
+        spent, contract = spent + estimate_tokens(text), contract + estimate_tokens(body)
+    if spent > 0.8 * contract:
+        return (f"Over the sixteen catalogue failures your bodies cost {spent} estimated tokens against the "
+                f"contract's {contract}; find at least a fifth to cut.")
+    for name in ("T04", "T05", "T19", "T21", "T22"):
+        verdict = grade(_run(atlas_session(name, style=style, seed=0)))
+        if not verdict.correct:
+            return (f"With your style {name} ends wrong ({verdict.reasons[0]}); the contract gets it right, so "
+                    "something the reader needs was dropped.")
+    return None
+
+
+def _selects(text: str) -> tuple[str, str | None, str | None] | None:
+    """(branch, tool, argument) that a contract body selects, read from its fields; None when it is no contract body."""
+    try:
+        body = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(body, dict) or "error" not in body or not isinstance(body.get("retryable"), bool):
+        return None
+    nxt: dict[str, Any] = body["next"] if isinstance(body.get("next"), dict) else {}
+    branch = nxt.get("branch") or ("retry_changed" if body["retryable"] else "stop")  # no next: retryable decides
+    return str(branch), nxt.get("tool"), nxt.get("argument")
+
+
+def _branch(selected: tuple[str, str | None, str | None]) -> str:
+    branch, tool, argument = selected
+    return f"{branch}{f' to {tool}' if tool else f' on {argument}' if argument else ''}"
+
+
+_AUDIENCE_CASES = ("warehouse timeout", "refund above the ceiling", "another customer's account", "deleted order",
+                   "refund service outage", "unknown account", "quantity above the cap")
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+_INTERNAL_WORDS = re.compile(r"traceback|\.internal\b|/srv/|\bhttp\b|\w+error\b|exception|\bsql|\bora-\d|[{}<>]|"
+                             r"\bretryable\b|\bargument\b|\bstatus code\b", re.IGNORECASE)
+
+
+@exercise("07.2", "One failure, three audiences",
+          right="Right: the trace keeps every detail, the model reads the contract body and nothing internal, and "
+                "the customer gets plain, specific words.",
+          hints=("The trace can simply join failure.raw and failure.error.detail; the model's text is the "
+                 "contract's block content.",
+                 "The customer never sees a tool name, an argument name or a code: write one plain sentence per "
+                 "error code (a dict keyed by failure.error.code.value works).",
+                 "Read each sentence aloud as if to a customer who has never heard of query_warehouse or "
+                 "not_permitted."))
+def _audiences(split: Any) -> str | None:
+    if not callable(split):
+        return "Pass your function audiences itself: it takes a Failure and returns a dict with trace, model and customer."
+    said: dict[str, set[str]] = {}
+    for case, failure in _catalogue_failures(_AUDIENCE_CASES).items():
+        try:
+            texts = split(failure)
+        except Exception as exc:
+            return f"For '{case}' your function raised {type(exc).__name__}; run it on that failure yourself."
+        if not isinstance(texts, dict) or not all(isinstance(texts.get(k), str) for k in ("trace", "model", "customer")):
+            return "Return a dict with three str values under the keys \"trace\", \"model\" and \"customer\"."
+        trace, model, customer = texts["trace"], texts["model"], texts["customer"]
+        if failure.raw not in trace or (failure.error.detail and failure.error.detail not in trace):
+            return (f"The trace text for '{case}' drops what an engineer needs: keep the raw text and the error's "
+                    "detail in it.")
+        body = _body({"content": model})
+        if not isinstance(body, dict) or body.get("error") != failure.error.code.value or "retryable" not in body:
+            return (f"The model's text for '{case}' should be the contract body (JSON with error, message, retryable "
+                    "and next), the one thing the model can act on reliably.")
+        if failure.raw in model or (failure.error.detail and failure.error.detail in model):
+            return f"The model's text for '{case}' carries the trace's detail; that belongs to the engineer."
+        words = customer.strip()
+        if not words:
+            return f"The customer's text for '{case}' is empty; they need to hear what happened."
+        named = [t for t in TOOL_NAMES if t in words] or _IDENTIFIER.findall(words)
+        if named:
+            return f"The customer's text for '{case}' contains '{named[0]}', a name from the code; use plain words."
+        inside = _INTERNAL_WORDS.search(words)
+        if inside:
+            return (f"The customer's text for '{case}' contains '{inside.group(0)}', which is the system talking, "
+                    "not a person; use plain words.")
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", words) if s]
+        if len(sentences) > 2 or len(words) > 240:
+            return f"The customer's text for '{case}' is long; one or two short sentences are enough."
+        said.setdefault(failure.error.code.value, set()).add(words)
+    if len({w for ws in said.values() for w in ws}) < len(said):
+        return ("Your customer text is the same for different kinds of failure; a refund that needs approval and "
+                "an account that is not theirs need different words.")
+    return None

@@ -1,0 +1,141 @@
+"""Checks for chapter 15's exercises: one dispatch as an MCP CallToolResult (15.1), and the `tools/call`
+handler of the learner's own MCP server, driven through the SDK's in-memory client (15.2).
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+from typing import Any, Callable
+
+from ...atlas import atlas_session
+from ...dispatch.dispatcher import DispatchResult
+from ._registry import exercise
+
+_REFUND = ("T04", "issue_refund", {"invoice_id": "INV-20411", "amount_cents": 65000, "reason": "Course cancelled."})
+_LOOKUP = ("T01", "get_account", {"account_id": "ACC-4471"})
+
+
+def _dispatch(case: tuple[str, str, dict[str, Any]], style: str) -> DispatchResult:
+    ticket, tool, args = case
+    session = atlas_session(ticket, style=style)
+    return session.dispatcher.dispatch([{"type": "tool_use", "id": "toolu_check", "name": tool, "input": dict(args)}])
+
+
+def _text(result: Any) -> str | None:
+    try:
+        [block] = result["content"]
+        return block["text"] if block.get("type") == "text" else None
+    except (TypeError, KeyError, ValueError):
+        return None
+
+
+@exercise("15.1", "One dispatch as an MCP tool result",
+          right="Right: a contract failure carries its whole body in the text and the same body in structuredContent, "
+                "a raw or generic failure keeps its text and claims no structure, and a success is not an error.",
+          hints=("Start from out.results[0]: its 'content' is the text the model reads, and 'is_error' says whether it failed.",
+                 "Only a contract failure has a body to structure: json.loads the text, or use out.failures[0].error.body().",
+                 "The shape is {'content': [{'type': 'text', 'text': ...}], 'isError': ..., 'structuredContent': ...}."))
+def _mcp_result(fn: Any) -> str | None:
+    if not callable(fn):
+        return "Pass your function mcp_result itself: it takes (out, style) and returns a dict."
+    for case, style, what in ((_REFUND, "contract", "the contract's refund failure"), (_REFUND, "raw", "the raw refund failure"),
+                              (_REFUND, "generic", "the generic refund failure"), (_LOOKUP, "contract", "a successful lookup")):
+        out = _dispatch(case, style)
+        result = fn(out, style)
+        if not isinstance(result, dict):
+            return f"For {what} your function returned a {type(result).__name__}; return the CallToolResult as a dict."
+        block, failed = out.results[0], bool(out.failures)
+        text = _text(result)
+        if text is None:
+            return (f"For {what} the result needs 'content': a list of one text block, "
+                    "{'type': 'text', 'text': ...}: clients pass that text to the model.")
+        if bool(result.get("isError")) != failed:
+            return (f"For {what} isError is {result.get('isError')!r}; set it to true exactly when the call failed "
+                    "(out.failures is not empty), so the client knows.")
+        if text != block["content"]:
+            return (f"For {what} the text differs from what the dispatcher wrote; put the block's whole content in the "
+                    "text, since Claude Code passes only the text of an error to the model.")
+        structured = result.get("structuredContent")
+        if failed and style == "contract" and structured != out.failures[0].error.body():
+            return ("For the contract's failure, structuredContent must be the same body as the text "
+                    "(out.failures[0].error.body()), for clients that read structure.")
+        if "structuredContent" in result and (not failed or style != "contract"):
+            if style != "contract":
+                return (f"For {what} you added structuredContent, but a {style} error has no contract body: "
+                        "structure it only for style 'contract'.")
+            if structured != json.loads(text):
+                return "For a success, leave structuredContent out (or make it exactly the JSON of the text)."
+    return None
+
+
+def _run(coroutine: Any) -> Any:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # inside Jupyter's running loop
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+async def _drive(call_tool: Callable[[str, Any], Any]) -> list[tuple[str, Any]]:
+    import mcp_types as types
+    from mcp import Client, MCPError
+    from mcp.server import Server
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[types.Tool(name="stock_level", input_schema={"type": "object"})])
+
+    async def on_call(ctx: Any, params: Any) -> Any:
+        return types.CallToolResult.model_validate(call_tool(params.name, params.arguments))
+
+    server = Server("exercise", on_list_tools=list_tools, on_call_tool=on_call)
+    seen: list[tuple[str, Any]] = []
+    async with Client(server, mode="legacy") as client:
+        for name, args in (("stock_level", {"sku": "SKU-2041"}), ("stock_level", {"sku": "2041"}),
+                           ("stock_level", {"sku": "SKU-9999"}), ("restock_everything", {"sku": "SKU-2041"})):
+            try:
+                result = await client.call_tool(name, args)
+                seen.append(("result", result.model_dump(by_alias=True, mode="json", exclude_none=True)))
+            except MCPError as err:
+                seen.append(("protocol", err))
+    return seen
+
+
+@exercise("15.2", "Your own MCP server's tools/call, contract-tested",
+          right="Right: through the in-memory client your server answers a good call, words both failures as contract "
+                "bodies in the text and in structuredContent, and refuses an unknown tool with a protocol error that "
+                "names the tools and not the caller's name.",
+          hints=("Check the name first: if it is not in shop.tools, raise MCPError(INVALID_PARAMS, ...) naming the tools.",
+                 "Otherwise build one tool_use block, shop.dispatch([block]), and return mcp_result(out, 'contract').",
+                 "The message of the MCPError is read by people and clients: list sorted(shop.tools), never the name sent."))
+def _call_tool(fn: Any) -> str | None:
+    if not callable(fn):
+        return "Pass your function call_tool itself: it takes (name, arguments) and returns a CallToolResult dict."
+    try:
+        (k1, ok), (k2, bad), (k3, missing), (k4, unknown) = _run(_drive(fn))
+    except ImportError:
+        return "The MCP SDK is not installed here; run pip install -e '.[mcp]' and check again."
+    if k1 != "result" or ok.get("isError") or "SKU-2041" not in (_text(ok) or ""):
+        return "A good call (sku SKU-2041) should return the dispatcher's success text, not an error or a protocol error."
+    for kind, result, code, what in ((k2, bad, "invalid_argument", "a malformed sku"), (k3, missing, "not_found", "an unknown sku")):
+        if kind != "result" or not result.get("isError"):
+            return (f"For {what} your server gave {'a protocol error' if kind != 'result' else 'no isError'}; a failure "
+                    "inside the tool is an isError result the model reads, so send it through the dispatcher.")
+        try:
+            body = json.loads(_text(result) or "")
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or body.get("error") != code:
+            return f"For {what} the text should be the contract body with error {code!r}; return mcp_result(out, 'contract')."
+        if result.get("structuredContent") != body:
+            return f"For {what} structuredContent should hold the same body as the text; build the result with mcp_result."
+    if k4 != "protocol":
+        return ("An unknown tool came back as a result; the spec makes it a protocol error: raise "
+                "MCPError(INVALID_PARAMS, ...) before dispatching.")
+    if unknown.code != -32602:
+        return f"The unknown tool's error code is {unknown.code}; use INVALID_PARAMS (-32602), as the spec does."
+    if "restock_everything" in unknown.message or "stock_level" not in unknown.message:
+        return ("The unknown tool's message should name the tools this server has (stock_level) and never repeat "
+                "the name the caller sent.")
+    return None

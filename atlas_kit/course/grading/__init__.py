@@ -1,0 +1,133 @@
+"""Grade a class: run every learner's exercise notebook offline, confined, and report per exercise and learner.
+
+`atlas-kit grade SUBMISSION... --out DIR` calls `grade_class`. collect reads and identifies the notebooks,
+execute runs each in its own kernel (kernel confines it, probe checks inside it), report writes the files.
+README's "For teachers" section describes the report.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from time import monotonic
+from typing import Iterable
+
+from ...contract.redaction import redact
+from .collect import chapter_plan, find_notebooks, read_submissions, registry, solution_notebooks, static_notes
+from .execute import grade_submission, skipped
+from .kernel import Confinement, confinement
+from .records import ChapterPlan, ExerciseResult, Grade, Gradebook, Submission
+from .report import ExerciseSummary, summarize, write_csv, write_html
+
+__all__ = ["ExerciseSummary", "Grade", "Gradebook", "grade_class", "summarize"]
+
+SOLUTIONS = Path(__file__).resolve().parents[3] / "solutions"
+
+
+def grade_class(submissions: Iterable[Path], *, out: Path, chapter: str | None = None, solutions: Path | None = None,
+                timeout: float = 300.0, cell_timeout: float = 60.0, jobs: int | None = None,
+                namespace: bool = True) -> Gradebook:
+    """Grade every notebook in `submissions` (files or folders); write OUT/grades.csv and OUT/report.html.
+
+    `chapter` ("02") is the chapter the class was set: a notebook of another chapter gets a row saying so.
+    Without it each notebook is graded against its own chapter. Raises ValueError or FileNotFoundError with
+    one actionable line when the arguments cannot work; a bad notebook never raises, it gets a row.
+    """
+    start = monotonic()
+    solutions = solutions or SOLUTIONS
+    known = solution_notebooks(solutions)
+    if not known:
+        raise FileNotFoundError(f"No solution notebooks in {solutions}; pass --solutions DIR (the course's solutions/).")
+    if chapter is not None and chapter not in known:
+        raise ValueError(f"There is no chapter {chapter!r}; the chapters with exercises are {', '.join(known)}.")
+    files = find_notebooks(submissions)
+    if not files:
+        raise FileNotFoundError("No .ipynb files found in the paths given; pass notebooks or folders that hold them.")
+    stems = {nn: path.stem for nn, path in known.items()}
+    subs = read_submissions(files, stems)
+    seen = {s.chapter for s in subs if s.chapter is not None and s.status is None}
+    expected = chapter or (next(iter(seen)) if len(seen) == 1 else None)
+    titles = registry()
+    needed = {expected} if chapter else seen | ({expected} if expected else set())
+    plans = {nn: chapter_plan(nn, known[nn], titles) for nn in sorted(n for n in needed if n)}
+    for sub in subs:
+        _decide(sub, expected, chapter is not None, plans)
+    with confinement(namespace=namespace) as confined:
+        grades = _run(_grade_all(subs, plans, expected, confined, timeout=timeout, cell_timeout=cell_timeout,
+                                 jobs=jobs or os.cpu_count() or 1))
+        secrets, isolation = confined.secrets, confined.isolation
+    grades = sorted((_scrub(g, secrets) for g in grades), key=lambda g: (g.learner.lower(), g.file))
+    book = Gradebook(plans, grades, isolation, timeout, cell_timeout, monotonic() - start)
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(book, out / "grades.csv")
+    write_html(book, out / "report.html")
+    return book
+
+
+def _decide(sub: Submission, expected: str | None, strict: bool, plans: dict[str, ChapterPlan]) -> None:
+    """Set a submission's status before running: wrong or unknown chapter; note how its chapter was decided."""
+    if sub.status is not None:
+        return
+    if sub.chapter is None and expected is not None:
+        sub.chapter = expected
+        how = "given by --chapter" if strict else "the chapter of the rest of the class"
+        sub.notes.append(f"graded as chapter {expected} ({how}); the notebook does not say which chapter it is")
+    elif sub.chapter is None:
+        sub.status = "unknown_chapter"
+        sub.notes.append("its chapter is unknown: name the file after its chapter (e.g. 02_four_branches.ipynb) or "
+                         "pass --chapter NN")
+    elif strict and sub.chapter != expected:
+        sub.status = "wrong_chapter"
+        sub.notes.append(f"this is chapter {sub.chapter}'s notebook, not chapter {expected}'s; nothing was graded")
+    if sub.status is None and sub.chapter is not None:
+        sub.notes = static_notes(sub.cells, [s.key for s in plans[sub.chapter].exercises]) + sub.notes
+
+
+async def _grade_all(subs: list[Submission], plans: dict[str, ChapterPlan], expected: str | None,
+                     confined: Confinement, *, timeout: float, cell_timeout: float, jobs: int) -> list[Grade]:
+    gate = asyncio.Semaphore(max(1, jobs))
+    empty = ChapterPlan("", "", ())
+    with tempfile.TemporaryDirectory(prefix="atlas-grade-") as tmp:
+
+        async def one(i: int, sub: Submission) -> Grade:
+            if sub.status is not None:  # not run: its row scores 0 on the chapter the class was set
+                return skipped(plans.get(expected or "", empty), sub, sub.status)
+            plan = plans[sub.chapter or ""]
+            async with gate:
+                folder = Path(tmp) / f"n{i}"
+                folder.mkdir()
+                try:
+                    return await grade_submission(sub, plan, confined=confined, folder=folder, timeout=timeout,
+                                                  cell_timeout=cell_timeout)
+                except Exception as err:  # the grader's own failure: this row says so, the others go on
+                    sub.notes.append(f"the grader failed on this notebook ({type(err).__name__}: {err}); grade it again")
+                    return skipped(plan, sub, "grader_error")
+                finally:
+                    shutil.rmtree(folder, ignore_errors=True)
+
+        return list(await asyncio.gather(*(one(i, s) for i, s in enumerate(subs))))
+
+
+def _run(coro: object) -> list[Grade]:
+    """asyncio.run, also from inside Jupyter (whose own loop is running) by way of a worker thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)  # type: ignore[arg-type]
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()  # type: ignore[arg-type]
+
+
+def _scrub(grade: Grade, secrets: tuple[str, ...]) -> Grade:
+    """No key reaches the report, even one a notebook read from a file and put in an answer the check echoes."""
+    def clean(text: str) -> str:
+        for secret in secrets:
+            text = text.replace(secret, "[redacted]")
+        return str(redact(text))
+
+    return replace(grade, learner=clean(grade.learner), file=clean(grade.file), notes=[clean(n) for n in grade.notes],
+                   results={k: ExerciseResult(r.outcome, clean(r.message)) for k, r in grade.results.items()})

@@ -1,0 +1,46 @@
+"""The dispatcher: one `tool_result` per `tool_use` id, harness retries, the loop breaker, the styles, the trace.
+
+A tool and its handler (tool), transient failures and the harness's retries (transient), the (tool, arguments,
+error) breaker (breaker), how a failure is worded for the model (styles), the trace (trace), and the dispatcher
+that runs them all and never raises (dispatcher). Chapters 06, 07 and 09.
+"""
+from __future__ import annotations
+
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
+
+if _typing.TYPE_CHECKING:
+    from .dispatcher import DispatchResult, Dispatcher, argument_error, crash_error
+    from .tool import CallContext, Handler, Tool
+    from .transient import RetryPolicy, Transient
+    from .breaker import LoopBreak, LoopBreaker, args_key, canonical_args
+    from .styles import Failure, Style, contract_style
+    from .trace import Trace
+
+_WHERE = {
+    "CallContext": "tool",
+    "DispatchResult": "dispatcher",
+    "Dispatcher": "dispatcher",
+    "Failure": "styles",
+    "Handler": "tool",
+    "LoopBreak": "breaker",
+    "LoopBreaker": "breaker",
+    "RetryPolicy": "transient",
+    "Style": "styles",
+    "Tool": "tool",
+    "Trace": "trace",
+    "Transient": "transient",
+    "args_key": "breaker",
+    "argument_error": "dispatcher",
+    "canonical_args": "breaker",
+    "contract_style": "styles",
+    "crash_error": "dispatcher",
+}
+__getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
+
+__all__ = [
+    "CallContext", "DispatchResult", "Dispatcher", "Failure", "Handler", "LoopBreak", "LoopBreaker", "RetryPolicy",
+    "Style", "Tool", "Trace", "Transient", "args_key", "argument_error", "canonical_args", "contract_style",
+    "crash_error",
+]

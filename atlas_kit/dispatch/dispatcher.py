@@ -1,0 +1,181 @@
+"""The dispatcher: runs one assistant message's `tool_use` blocks and never raises.
+
+Exactly one `tool_result` per issued id, in order. Transient failures are retried
+here, not by the model; a repeated (tool, args, error) triple is reported as a loop
+break for the agent loop to act on. Taught in chapters 06 and 09.
+"""
+from __future__ import annotations
+
+import json
+import traceback
+from dataclasses import dataclass, field
+from typing import Iterable, cast
+
+from ..contract.arguments import ArgumentProblem, check_arguments
+from ..contract.errors import Branch, ErrorCode, ToolError, ToolFailure, retry_changed, stop, tool_error
+from ..types import JSONObject, ToolDefinition, ToolResultBlock, content_blocks
+from .breaker import LoopBreak, LoopBreaker, canonical_args
+from .styles import Failure, Style, contract_style
+from .tool import CallContext, Tool
+from .trace import Trace
+from .transient import RetryPolicy, Transient
+
+__all__ = ["DispatchResult", "Dispatcher", "argument_error", "crash_error"]
+
+
+@dataclass
+class DispatchResult:
+    """One tool_result per issued id, in order; the failures among them; and a loop break, if one tripped."""
+
+    results: list[ToolResultBlock]
+    failures: list[Failure] = field(default_factory=list)
+    loop_break: LoopBreak | None = None
+
+
+def argument_error(use_id: str, problem: ArgumentProblem) -> ToolError:
+    """The contract error for arguments that fail the schema: names the argument, never the value."""
+    return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message,
+                      next=retry_changed(problem.argument or "input", "Fix that argument and call again."))
+
+
+def crash_error(use_id: str, exc: BaseException) -> ToolError:
+    """The contract error for an unexpected exception: a neutral message, the traceback only in `detail`."""
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return tool_error(
+        use_id, ErrorCode.UPSTREAM_UNAVAILABLE, "The tool failed unexpectedly and the request was not completed.",
+        next=stop("Do not call it again; tell the customer it could not be done and offer escalation."), detail=tb,
+    )
+
+
+class Dispatcher:
+    """Runs tool calls for one conversation. Keep one per run: the loop breaker counts across turns."""
+
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        *,
+        retry: RetryPolicy | None = None,
+        trace: Trace | None = None,
+        style: Style = contract_style,
+        loop_threshold: int = 2,
+        break_loops: bool = True,
+        run_id: str = "run",
+    ) -> None:
+        self.tools: dict[str, Tool] = {}
+        for tool in tools:
+            if not isinstance(tool, Tool):
+                raise TypeError(f"tools must hold Tool objects; got {type(tool).__name__}. Wrap the callable in Tool(...).")
+            if tool.name in self.tools:
+                raise ValueError(f"Two tools are named {tool.name!r}; tool names must be unique.")
+            self.tools[tool.name] = tool
+        if loop_threshold < 2:
+            raise ValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
+        self.retry = retry or RetryPolicy()
+        self.trace = trace if trace is not None else Trace()
+        self.style, self.loop_threshold, self.break_loops, self.run_id = style, loop_threshold, break_loops, run_id
+        self._breaker = LoopBreaker(threshold=loop_threshold)
+
+    def definitions(self) -> list[ToolDefinition]:
+        """Every tool's definition, for the request's `tools`."""
+        return [t.definition() for t in self.tools.values()]
+
+    def dispatch(self, content: Iterable[object]) -> DispatchResult:
+        """Answer every `tool_use` block in `content` (dicts or SDK objects); never raises."""
+        out = DispatchResult(results=[])
+        answered: set[str] = set()
+        for block in content_blocks(content):
+            if block["type"] != "tool_use":
+                continue
+            use_id = block.get("id")
+            if not isinstance(use_id, str) or not use_id or use_id in answered:
+                self.trace.add("unanswerable_block", tool_use_id=repr(use_id)[:80])
+                continue
+            answered.add(use_id)
+            name, args = block.get("name"), block.get("input")
+            try:
+                result, failure = self._call(use_id, name, args)
+            except Exception as exc:  # a bug in the dispatcher itself still yields one result
+                failure = self._internal(use_id, str(name), exc)
+                result = contract_style(failure)
+            out.results.append(result)
+            if failure is not None:
+                out.failures.append(failure)
+                brk = self._count(failure, args)
+                if brk is not None and out.loop_break is None:
+                    out.loop_break = brk
+        return out
+
+    def _call(self, use_id: str, name: object, args: object) -> tuple[ToolResultBlock, Failure | None]:
+        tool = self.tools.get(name) if isinstance(name, str) else None
+        self.trace.add("call", tool_use_id=use_id, tool=name if tool else "<unknown>", args=canonical_args(args)[:2000])
+        if tool is None:
+            names = ", ".join(sorted(self.tools))
+            err = tool_error(
+                use_id, ErrorCode.INVALID_ARGUMENT, f"No tool has that name; the tools available are: {names}.",
+                next=retry_changed("name", "Call one of the listed tools instead."),
+            )
+            return self._fail("<unknown>", err, raw=f"KeyError: no tool named {name!r}")
+        problem = check_arguments(tool.input_schema, args)
+        if problem is not None:
+            return self._fail(tool.name, argument_error(use_id, problem), raw=problem.raw)
+        return self._run(tool, use_id, cast(JSONObject, args))  # the schema check passed: args is an object
+
+    def _run(self, tool: Tool, use_id: str, args: JSONObject) -> tuple[ToolResultBlock, Failure | None]:
+        key = f"{self.run_id}:{use_id}" if tool.side_effect else None
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                value = tool.handler(args, CallContext(use_id, attempt, key))
+            except ToolFailure as exc:
+                err = tool_error(use_id, exc.code, exc.message, next=exc.next, detail=exc.detail)
+                return self._fail(tool.name, err, raw=exc.raw or exc.message)
+            except (Transient, TimeoutError) as exc:
+                raw = exc.raw if isinstance(exc, Transient) else f"TimeoutError: {exc}" if str(exc) else "TimeoutError"
+                after = exc.retry_after if isinstance(exc, Transient) else None
+                wait = self.retry.delay(attempt, after) if attempt < self.retry.attempts else None
+                self.trace.add("transient", tool_use_id=use_id, tool=tool.name, attempt=attempt, raw=raw, wait=wait)
+                if wait is None:
+                    return self._gave_up(tool, use_id, attempt, raw)
+                self.retry.sleep(wait)
+                continue
+            except Exception as exc:
+                failure = self._internal(use_id, tool.name, exc)
+                return self.style(failure), failure
+            self.trace.add("result", tool_use_id=use_id, tool=tool.name, attempt=attempt)
+            return {"type": "tool_result", "tool_use_id": use_id, "content": _as_text(value)}, None
+
+    def _gave_up(self, tool: Tool, use_id: str, attempts: int, raw: str) -> tuple[ToolResultBlock, Failure]:
+        side = " It may not have been applied; do not repeat it." if tool.side_effect else ""
+        err = tool_error(
+            use_id, ErrorCode.UPSTREAM_UNAVAILABLE,
+            f"The {tool.name} service is not responding right now.{side}",
+            next=stop("Tell the customer it could not be done now, and offer to escalate to a person."),
+            detail=f"gave up after {attempts} attempt(s): {raw}",
+        )
+        return self._fail(tool.name, err, raw=raw)
+
+    def _internal(self, use_id: str, name: str, exc: BaseException) -> Failure:
+        err = crash_error(use_id, exc)
+        tb = err.detail or ""
+        self.trace.add("error", tool_use_id=use_id, tool=name, code=err.code.value, branch=Branch.STOP.value,
+                       detail=tb, crashed=True)
+        return Failure(name, err, tb)
+
+    def _fail(self, name: str, err: ToolError, *, raw: str) -> tuple[ToolResultBlock, Failure]:
+        self.trace.add("error", tool_use_id=err.tool_use_id, tool=name, code=err.code.value,
+                       branch=err.next.branch.value if err.next else None, detail=err.detail or raw)
+        failure = Failure(name, err, raw)
+        return self.style(failure), failure
+
+    def _count(self, failure: Failure, args: object) -> LoopBreak | None:
+        brk = self._breaker.count(failure.tool, args, failure.error.code.value)
+        if brk is None:
+            return None
+        self.trace.add("loop_detected", tool=brk.tool, args_key=brk.args_key, code=brk.error, count=brk.count,
+                       acted=self.break_loops)
+        return brk if self.break_loops else None
+
+
+def _as_text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

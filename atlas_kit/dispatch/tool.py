@@ -1,0 +1,54 @@
+"""A tool: its name, description and input schema for the model, and the handler that does the work.
+
+A handler learns about its call through `CallContext` (the attempt and the idempotency key that stays the
+same across harness retries) and fails through `ToolFailure` (contract) or `Transient`. Chapters 03 and 09.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..contract.arguments import check_schema
+from ..types import JSONObject, ToolDefinition
+
+__all__ = ["CallContext", "Handler", "Tool"]
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What a handler learns about its call. The idempotency key is stable across harness retries."""
+
+    tool_use_id: str
+    attempt: int
+    idempotency_key: str | None
+
+
+Handler = Callable[[JSONObject, CallContext], Any]
+"""`handler(args, ctx)`: the tool's work. It returns the result (text, or anything JSON can write) or raises
+ToolFailure (a contract error) or Transient (worth retrying)."""
+
+
+@dataclass
+class Tool:
+    """A callable plus its Anthropic tool definition. `handler(args, ctx)` returns the result."""
+
+    name: str
+    description: str
+    input_schema: JSONObject
+    handler: Handler
+    side_effect: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", self.name):
+            raise ValueError(f"Tool name {self.name!r} must be 1 to 64 ASCII letters, digits and underscores "
+                             "(or hyphens), as the API requires: ^[a-zA-Z0-9_-]{1,64}$.")
+        if not isinstance(self.description, str) or len(self.description.strip()) < 20:
+            raise ValueError(f"Tool {self.name!r}: write a description of at least a sentence, as for a new hire.")
+        check_schema(self.input_schema, tool=self.name)
+        if not callable(self.handler):
+            raise TypeError(f"Tool {self.name!r}: handler must be callable as handler(args, ctx).")
+
+    def definition(self) -> ToolDefinition:
+        """The tool as the model is told about it."""
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}

@@ -1,0 +1,127 @@
+"""Experiments: sweeps of conditions x tickets x trials, graded and appended to crash-safe results as they finish.
+
+What a sweep runs (episodes), running it (sweep) and guarding a live one (guard), the results file (results),
+recovery and its intervals (metrics), paired and exact tests (stats), the implicit-failure cells (implicit),
+published designs (presets), and the Message Batches path (batch/). Chapters 11 and 14.
+"""
+from __future__ import annotations
+
+import typing as _typing
+
+from .._lazy import lazy_exports as _lazy_exports
+
+if _typing.TYPE_CHECKING:
+    from .sweep import Sweep, arun_episodes, run_episode, run_experiment
+    from .episodes import (Episode, check_options, episode_record, episode_session, harness_failure, named_profiles,
+        plan, profile_named, whole_number)
+    from .guard import (DEFAULT_MAX_COST_USD, Guard, StopCause, SweepInterrupted, SweepRefused, SweepStopped,
+        max_cost_usd, set_max_cost_usd, sweep_estimate)
+    from .results import (API_FAILURE, Condition, FIELDS, HARNESS_ERROR, Record, ResultsWriter, check_source,
+        episode_key, harness_record, read_records, record_from_run, record_kind, repair, source_label)
+    from .metrics import (Paired, Rate, Use, Z95, api_failures, describe_api_failures, failure_modes, groups,
+        paired_recovery, pass_k, per_ticket, recovery, recovery_rows, success, usable, wilson)
+    from .stats import (Comparison, EPISODE_FIELDS, PairedDifference, TokensPerSuccess, compare_arms, fisher_exact,
+        mcnemar_exact, newcombe_paired, pair_records, paired_difference, tokens_per_success)
+    from .implicit import CellRates, cell_name, cell_rows, recovery_by_cell, ticket_cell
+    from .presets import (Leak, PRESETS, Preset, PresetResult, Published, SELF_REFLECTIVE, assign, audit,
+        expected_answers, preset_estimate, preset_rows, published_rows, run_preset)
+
+_WHERE = {
+    "API_FAILURE": "results",
+    "CellRates": "implicit",
+    "Comparison": "stats",
+    "Condition": "results",
+    "DEFAULT_MAX_COST_USD": "guard",
+    "EPISODE_FIELDS": "stats",
+    "Episode": "episodes",
+    "FIELDS": "results",
+    "Guard": "guard",
+    "HARNESS_ERROR": "results",
+    "Leak": "presets",
+    "PRESETS": "presets",
+    "Paired": "metrics",
+    "PairedDifference": "stats",
+    "Preset": "presets",
+    "PresetResult": "presets",
+    "Published": "presets",
+    "Rate": "metrics",
+    "Record": "results",
+    "ResultsWriter": "results",
+    "SELF_REFLECTIVE": "presets",
+    "StopCause": "guard",
+    "Sweep": "sweep",
+    "SweepInterrupted": "guard",
+    "SweepRefused": "guard",
+    "SweepStopped": "guard",
+    "TokensPerSuccess": "stats",
+    "Use": "metrics",
+    "Z95": "metrics",
+    "api_failures": "metrics",
+    "arun_episodes": "sweep",
+    "assign": "presets",
+    "audit": "presets",
+    "cell_name": "implicit",
+    "cell_rows": "implicit",
+    "check_options": "episodes",
+    "check_source": "results",
+    "compare_arms": "stats",
+    "describe_api_failures": "metrics",
+    "episode_key": "results",
+    "episode_record": "episodes",
+    "episode_session": "episodes",
+    "expected_answers": "presets",
+    "failure_modes": "metrics",
+    "fisher_exact": "stats",
+    "groups": "metrics",
+    "harness_failure": "episodes",
+    "harness_record": "results",
+    "max_cost_usd": "guard",
+    "mcnemar_exact": "stats",
+    "named_profiles": "episodes",
+    "newcombe_paired": "stats",
+    "pair_records": "stats",
+    "paired_difference": "stats",
+    "paired_recovery": "metrics",
+    "pass_k": "metrics",
+    "per_ticket": "metrics",
+    "plan": "episodes",
+    "preset_estimate": "presets",
+    "preset_rows": "presets",
+    "profile_named": "episodes",
+    "published_rows": "presets",
+    "read_records": "results",
+    "record_from_run": "results",
+    "record_kind": "results",
+    "recovery": "metrics",
+    "recovery_by_cell": "implicit",
+    "recovery_rows": "metrics",
+    "repair": "results",
+    "run_episode": "sweep",
+    "run_experiment": "sweep",
+    "run_preset": "presets",
+    "set_max_cost_usd": "guard",
+    "source_label": "results",
+    "success": "metrics",
+    "sweep_estimate": "guard",
+    "ticket_cell": "implicit",
+    "tokens_per_success": "stats",
+    "usable": "metrics",
+    "whole_number": "episodes",
+    "wilson": "metrics",
+}
+__getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
+
+__all__ = [
+    "API_FAILURE", "CellRates", "Comparison", "Condition", "DEFAULT_MAX_COST_USD", "EPISODE_FIELDS", "Episode",
+    "FIELDS", "Guard", "HARNESS_ERROR", "Leak", "PRESETS", "Paired", "PairedDifference", "Preset", "PresetResult",
+    "Published", "Rate", "Record", "ResultsWriter", "SELF_REFLECTIVE", "StopCause", "Sweep", "SweepInterrupted",
+    "SweepRefused", "SweepStopped", "TokensPerSuccess", "Use", "Z95", "api_failures", "arun_episodes", "assign",
+    "audit", "cell_name", "cell_rows", "check_options", "check_source", "compare_arms", "describe_api_failures",
+    "episode_key", "episode_record", "episode_session", "expected_answers", "failure_modes", "fisher_exact", "groups",
+    "harness_failure", "harness_record", "max_cost_usd", "mcnemar_exact", "named_profiles", "newcombe_paired",
+    "pair_records", "paired_difference", "paired_recovery", "pass_k", "per_ticket", "plan", "preset_estimate",
+    "preset_rows", "profile_named", "published_rows", "read_records", "record_from_run", "record_kind", "recovery",
+    "recovery_by_cell", "recovery_rows", "repair", "run_episode", "run_experiment", "run_preset", "set_max_cost_usd",
+    "source_label", "success", "sweep_estimate", "ticket_cell", "tokens_per_success", "usable", "whole_number",
+    "wilson",
+]

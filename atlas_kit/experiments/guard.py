@@ -1,0 +1,179 @@
+"""What guards a live sweep: the estimate and its limit before, the budget and the API-failure stops during, the spend after.
+
+A live sweep prints its estimate and is refused above `max_cost_usd` (set once per notebook by
+`setup(max_cost_usd=...)`); during it, spending the budget, a rejected key or a run of API failures
+stops it cleanly, and a rerun resumes. Offline and replayed sweeps cost $0 and say so. Chapter 11.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Literal, Sequence, cast
+
+from ..atlas import atlas_session
+from ..models.pricing import Estimate, estimate
+from ..models.replies import FATAL
+from .results import API_FAILURE
+from ..types import Record, Source
+from ..models.transport import request_tokens
+
+__all__ = ["DEFAULT_MAX_COST_USD", "Guard", "StopCause", "SweepInterrupted", "SweepRefused", "SweepStopped",
+           "max_cost_usd", "set_max_cost_usd", "sweep_estimate"]
+
+StopCause = Literal["budget", "authentication", "permission", "not_found", "api_failures"]
+DEFAULT_MAX_COST_USD = 1.00  # a live sweep whose high estimate is above this is refused unless raised
+_LIMIT = {"usd": DEFAULT_MAX_COST_USD}
+FAILURES_IN_A_ROW = 10  # this many episodes in a row ending at the API stop a sweep: an outage, not bad luck
+
+
+class _OneLine:
+    """In a notebook, show the message alone: what to change, not a traceback of our own code."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython's hook for exceptions that render themselves
+        return [f"{type(self).__name__}: {self}"]
+
+
+class SweepRefused(_OneLine, ValueError):
+    """A live sweep that did not start: its estimate is above the limit, or nobody confirmed it."""
+
+
+class SweepStopped(_OneLine, RuntimeError):
+    """A sweep stopped early for a reason a rerun cannot fix by itself (a rejected key, an outage)."""
+
+    def __init__(self, message: str, *, cause: StopCause) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+class SweepInterrupted(_OneLine, KeyboardInterrupt):
+    """Ctrl-C (or a kernel interrupt) during a sweep; every finished episode is on disk."""
+
+    def __init__(self, done: int, left: int) -> None:
+        super().__init__(f"interrupted after {done} episode(s), {left} left; run the same command again to resume.")
+        self.done, self.left = done, left
+
+
+def _usd(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive number of US dollars (math.inf for no limit); got {value!r}.")
+    return float(value)
+
+
+def set_max_cost_usd(value: float) -> float:
+    """Refuse, for the rest of this process, any live sweep whose high estimate is above `value` dollars."""
+    _LIMIT["usd"] = _usd(value, "max_cost_usd")
+    return _LIMIT["usd"]
+
+
+def max_cost_usd() -> float:
+    """The limit in force: the last `set_max_cost_usd` (or `setup(max_cost_usd=...)`), else DEFAULT_MAX_COST_USD."""
+    return _LIMIT["usd"]
+
+
+def sweep_estimate(episodes: Sequence[Any], *, model: str, max_cost_per_episode: float, max_tokens: int,
+                   batch: bool = False) -> Estimate:
+    """The estimate for these episodes: their mean first request (system, tools, ticket) priced by `pricing.estimate`."""
+    sizes: dict[tuple[str, str, bool, bool], int] = {}
+    for e in episodes:
+        c = e.condition
+        key = (e.ticket, c.style, c.faults, c.break_loops)
+        if key not in sizes:
+            session = atlas_session(e.ticket, style=c.style, faults=c.faults, seed=0, break_loops=c.break_loops)
+            sizes[key] = request_tokens({"system": session.system, "tools": session.dispatcher.definitions(),
+                                         "messages": [{"role": "user", "content": session.ticket.message}]})
+    per = [sizes[(e.ticket, e.condition.style, e.condition.faults, e.condition.break_loops)] for e in episodes]
+    base = round(sum(per) / len(per)) if per else 0
+    return estimate(len(episodes), model=model, base_tokens=base, max_cost_usd=max_cost_per_episode,
+                    max_tokens=max_tokens, batch=batch)
+
+
+@dataclass
+class Guard:
+    """Counts one sweep's spend and API failures, and decides whether another episode may start."""
+
+    source: Source
+    budget_usd: float | None = None
+    per_episode_guess: float = 0.0  # until episodes finish, what one is expected to cost
+    spent_usd: float = 0.0
+    in_flight: int = 0
+    done: int = 0
+    in_a_row: int = 0
+    stopped: StopCause | None = None
+    message: str = ""
+
+    @classmethod
+    def before(cls, source: Source, todo: Sequence[Any], *, max_cost_usd: float, budget_usd: float | None,
+               confirm: Callable[[Estimate], bool] | None, max_cost_per_episode: float,
+               max_tokens: int, batch: bool = False) -> tuple[Guard, Estimate | None]:
+        """The guard of a sweep about to run `todo`; a live one prints its estimate and may be refused here.
+
+        Refused (SweepRefused) when the high estimate is above `max_cost_usd`, or when `confirm` says no.
+        The budget is the smaller of `budget_usd` and `max_cost_usd`.
+        """
+        max_cost_usd = _usd(max_cost_usd, "max_cost_usd")
+        budget = min(max_cost_usd, max_cost_usd if budget_usd is None else _usd(budget_usd, "budget_usd"))
+        guard = cls(source, budget_usd=None if math.isinf(budget) else budget)
+        if not source.costs_money or not todo:
+            return guard, None
+        est = sweep_estimate(todo, model=source.model, max_cost_per_episode=max_cost_per_episode, max_tokens=max_tokens,
+                             batch=batch)  # batch: the Message Batches price
+        print(est.describe())
+        if est.high_usd > max_cost_usd:
+            raise SweepRefused(f"This live sweep's high estimate, ${est.high_usd:,.2f}, is above max_cost_usd "
+                               f"(${max_cost_usd:,.2f}); lower trials or tickets, or raise max_cost_usd, to run it.")
+        if confirm is not None and not confirm(est):
+            raise SweepRefused("The live sweep was not confirmed; nothing ran and nothing was spent.")
+        guard.per_episode_guess = est.low_usd / len(todo)
+        return guard, est
+
+    def admit(self) -> bool:
+        """May another episode start? No once stopped, or once the spend (counting those in flight) reaches the budget."""
+        if self.stopped is None and self.budget_usd is not None and self.source.costs_money:
+            per = self.spent_usd / self.done if self.done else self.per_episode_guess
+            if self.spent_usd + self.in_flight * per >= self.budget_usd:
+                self._stop("budget", f"budget reached: ${self.spent_usd:,.2f} spent of ${self.budget_usd:,.2f} "
+                                     f"after {self.done} episode(s); run again with a larger budget (--budget; "
+                                     "budget_usd or max_cost_usd in Python) to resume.")
+        if self.stopped is None:
+            self.in_flight += 1
+        return self.stopped is None
+
+    def finish(self, record: Record) -> None:
+        """Count a finished episode's spend, and stop at a rejected key or at a run of API failures."""
+        self.in_flight, self.done = max(0, self.in_flight - 1), self.done + 1
+        if self.source.costs_money:
+            self.spent_usd += float(record.get("cost_usd") or 0.0)
+        if record.get("stop_reason") != API_FAILURE:
+            self.in_a_row = 0
+            return
+        self.in_a_row += 1
+        reason = str(record.get("api_failure") or "other")
+        if reason in FATAL:
+            self._stop(cast(StopCause, reason), f"stopped at once: {record.get('api_error') or reason}. Nothing is "
+                       "counted against the model; fix it, then run the same command again to resume.")
+        elif self.in_a_row >= FAILURES_IN_A_ROW:
+            self._stop("api_failures", f"stopped after {self.in_a_row} episodes in a row failed at the API (last: "
+                                       f"{record.get('api_error') or reason}). They are not counted against the "
+                                       "model; run the same command again later to retry them.")
+
+    def _stop(self, cause: StopCause, message: str) -> None:
+        if self.stopped is None:
+            self.stopped, self.message = cause, message
+
+    def postfix(self) -> str:
+        """For the progress bar: spend so far, against the budget if there is one."""
+        if not self.source.costs_money:
+            return f"$0 ({self.source.kind})"
+        return f"spent ${self.spent_usd:,.2f}" + (f" of ${self.budget_usd:,.2f}" if self.budget_usd else "")
+
+    def spend_line(self, records: Iterable[Record]) -> str:
+        """The summary's cost line: the total for a live sweep, $0 with the reason for the others."""
+        if self.source.kind == "simulated":
+            return ("Cost: $0 (simulated: the offline stand-in calls no API; cost_usd prices its tokens at a live "
+                    "model's rate, for comparison only).")
+        if self.source.kind == "replayed":
+            return (f"Cost: $0 (replayed from a cassette, no API calls; cost_usd is what the recorded "
+                    f"{self.source.model} calls cost on {self.source.date}).")
+        total = sum(float(r.get("cost_usd") or 0.0) for r in records)
+        return (f"Cost: ${self.spent_usd:,.4f} spent by this run on {self.done} live episode(s); "
+                f"${total:,.4f} for every episode in the results.")

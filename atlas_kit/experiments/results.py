@@ -1,0 +1,227 @@
+"""Results that survive: one flat JSON record per finished episode, appended to a JSONL file at once.
+
+A record holds the condition, the grade, the usage and the typed source of one episode, never its
+transcript; every string in it is redacted before it is written. Reading tolerates a last line cut
+short by a crash, and a later copy of an episode that failed at the API replaces it (a resume reruns
+those). Taught in chapter 11, where an experiment must outlive a killed kernel.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Final, Iterable, Mapping, TypedDict, cast
+
+from ..atlas import Grade
+from ..contract.redaction import redact
+from ..types import (RECORD_FIELDS, SOURCE_KINDS, FailureNote, FinishedRun, Record, Source, SourceKind, events_of,
+    kind_of_label)
+
+__all__ = ["API_FAILURE", "FIELDS", "HARNESS_ERROR", "Condition", "Record", "ResultsWriter", "check_source",
+           "episode_key", "harness_record", "read_records", "record_from_run", "record_kind", "repair", "source_label"]
+
+# Every record has exactly these keys, in this order (the condition's fields are flattened in): types.Record's.
+FIELDS = RECORD_FIELDS
+# The stop reason of an episode the harness itself could not finish (a bug, not the model's doing).
+HARNESS_ERROR: Final = "harness_error"
+# The stop reason of an episode that ended at the API (the record's api_failure says why); a resume reruns it.
+API_FAILURE: Final = "api_failure"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """What varies between arms of an experiment. `profile` is the offline stand-in's; None for a live model."""
+
+    style: str
+    faults: bool
+    break_loops: bool
+    profile: str | None
+    model: str
+
+    def label(self) -> str:
+        """The condition as one string, the start of every episode key: model|style|faults=on|loops=on."""
+        on = {True: "on", False: "off"}
+        profile = f"|profile={self.profile}" if self.profile else ""
+        return f"{self.model}|{self.style}|faults={on[self.faults]}|loops={on[self.break_loops]}{profile}"
+
+
+def episode_key(condition: Condition, ticket: str, trial: int, *, seed: int | None = None) -> str:
+    """The stable id of one episode: the same condition, ticket, trial and seed always give the same key.
+
+    The seed is written only when it differs from the trial index (a sweep with first_seed > 0).
+    """
+    key = f"{condition.label()}|{ticket}|t{trial}"
+    return key if seed is None or seed == trial else f"{key}|s{seed}"
+
+
+class _SourceFields(TypedDict):
+    source: str
+    source_kind: SourceKind | None
+    source_date: str | None
+
+
+def _source_fields(source: Source | str | None, model: str) -> _SourceFields:
+    if isinstance(source, Source):
+        return {"source": source.label, "source_kind": source.kind, "source_date": source.date}
+    kind = kind_of_label(source)  # a bare label, from code written before sources were typed
+    return {"source": str(source or ""), "source_kind": kind, "source_date": None}
+
+
+def record_from_run(run: FinishedRun, grade: Grade, *, condition: Condition, ticket: str, trial: int, seed: int,
+                    experiment: str = "") -> Record:
+    """Flatten a finished Run and its Grade into a record.
+
+    hit_error: at least one tool error reached the model (an `error` trace event; a crashed tool is one too).
+    error_codes, branches: the distinct codes and contract branches of those errors, sorted; a
+    branch is "none" when the error named no next step. The branch is the situation's, whatever
+    style worded it, so arms with different styles can be compared branch by branch.
+    """
+    errors = events_of(run.trace, "error")
+    failure: FailureNote | None = getattr(run, "api_failure", None)  # an agent.Run's; an MCP episode has none
+    return _record(
+        condition, ticket, trial, seed, experiment, **_source_fields(run.origin or run.source, condition.model),
+        api_failure=failure.reason if failure else None, api_error=failure.line() if failure else None,
+        stop_reason=run.stop_reason, correct=bool(grade.correct), labels=sorted(grade.labels),
+        hit_error=bool(errors), error_codes=sorted({e["code"] for e in errors}),
+        branches=sorted({e.get("branch") or "none" for e in errors}),
+        steps=run.steps, tool_calls=run.tool_calls, input_tokens=run.input_tokens,
+        output_tokens=run.output_tokens, cost_usd=run.cost_usd,
+        loop_detected=bool(events_of(run.trace, "loop_detected")),
+    )
+
+
+def harness_record(exc: BaseException, *, condition: Condition, ticket: str, trial: int, seed: int,
+                   source: str | Source, experiment: str = "") -> Record:
+    """The record of an episode that raised inside the harness: kept, so the sweep goes on and says so."""
+    return _record(condition, ticket, trial, seed, experiment, **_source_fields(source, condition.model),
+                   stop_reason=HARNESS_ERROR, harness_error=redact(f"{type(exc).__name__}: {exc}")[:500])
+
+
+def _record(condition: Condition, ticket: str, trial: int, seed: int, experiment: str, **fields: object) -> Record:
+    base: dict[str, object] = {
+        "key": episode_key(condition, ticket, trial, seed=seed), "experiment": experiment, **asdict(condition),
+        "ticket": ticket, "trial": trial, "seed": seed, "source": "", "source_kind": None, "source_date": None,
+        "stop_reason": "", "correct": False, "labels": [], "hit_error": False, "error_codes": [], "branches": [],
+        "steps": 0, "tool_calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "loop_detected": False,
+        "api_failure": None, "api_error": None, "harness_error": None,
+    }
+    base.update(fields)
+    return cast(Record, {name: base[name] for name in FIELDS})
+
+
+class ResultsWriter:
+    """Appends records to a JSONL file, each one whole and on disk before `append` returns.
+
+    Opening it repairs a line a crash cut short, so the next record starts on a fresh line.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        repair(self.path)
+        self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")
+
+    def append(self, record: Mapping[str, object]) -> None:
+        """Write one record (redacted) as a line, and flush it to disk before returning."""
+        if self._file is None:
+            raise ValueError(f"ResultsWriter for {self.path} is closed; open a new one to append.")
+        # One write of the whole line, then flush and fsync: a kill can cut only this line, never an earlier one.
+        self._file.write(json.dumps(redact(record), ensure_ascii=False, sort_keys=False) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        """Close the file; a closed writer refuses to append."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def repair(path: str | os.PathLike[str]) -> int:
+    """Cut a final line that has no newline (a write a crash interrupted); returns the bytes dropped."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return 0
+    keep = data.rfind(b"\n") + 1  # 0 when the only line is the partial one
+    with open(path, "r+b") as f:
+        f.truncate(keep)
+        f.flush()
+        os.fsync(f.fileno())
+    return len(data) - keep
+
+
+def read_records(path: str | os.PathLike[str]) -> list[Record]:
+    """Every complete record in the file, one per key; [] when the file does not exist.
+
+    The first copy of a key wins, except that a copy whose episode ended in an API failure gives way
+    to a later copy (the rerun a resume makes). A last line without a newline is a write a crash cut
+    short and is skipped. A bad line anywhere else is damage no crash makes, and raises ValueError naming the line.
+    """
+    path = Path(path)
+    if not path.exists():
+        return []
+    lines = path.read_bytes().split(b"\n")
+    complete = lines[:-1]  # the piece after the last newline is empty, or a partial line
+    records: dict[str, Record] = {}
+    for n, line in enumerate(complete, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as err:
+            raise ValueError(f"{path}: line {n} is not a JSON record ({err}); fix or delete that line, "
+                             "then run the experiment again to redo the episode.") from err
+        if not isinstance(record, dict) or "key" not in record:
+            raise ValueError(f"{path}: line {n} is not an episode record (no 'key'); is this an atlas_kit results file?")
+        earlier = records.get(record["key"])
+        if earlier is None or earlier.get("stop_reason") == API_FAILURE:
+            records.pop(record["key"], None)  # a rerun takes the place of the failed copy, at the end
+            records[record["key"]] = cast(Record, record)
+    return list(records.values())
+
+
+def record_kind(record: Mapping[str, object]) -> SourceKind | None:
+    """The record's source kind; for a record written before kinds were stored, read from its label's first word."""
+    return kind_of_label(record.get("source_kind")) or kind_of_label(record.get("source"))
+
+
+def check_source(records: Iterable[Mapping[str, object]], source: Source, path: str | os.PathLike[str]) -> None:
+    """Refuse to add `source`'s episodes to a results file that holds another kind of source."""
+    other = sorted({k for r in records if (k := record_kind(r)) and k != source.kind})
+    if other:
+        raise ValueError(f"{os.fspath(path)} holds {' and '.join(other)} results; this sweep would add {source.kind} "
+                         "ones and resume from theirs. Use another --out or --name (out= in Python).")
+
+
+def _short_source(record: Mapping[str, object]) -> str:
+    """The typed source's short label; a label that is not the typed source's own (an old record, or one
+    relabelled by hand) is shown as it stands."""
+    label, date = str(record.get("source") or ""), record.get("source_date")
+    kind = kind_of_label(record.get("source_kind"))
+    if kind in SOURCE_KINDS:
+        typed = Source(kind, str(record.get("model")), date if isinstance(date, str) else None)
+        if typed.label == label:
+            return typed.short
+    if kind_of_label(label) == "simulated":
+        return "simulated (offline stand-in)"
+    return label or "unlabelled source"
+
+
+def source_label(records: Iterable[Mapping[str, object]]) -> str:
+    """Where the records came from, for a chart title or a table: one source, or 'mixed: ...' naming each."""
+    sources = sorted({_short_source(r) for r in records})
+    if not sources:
+        return "no data"
+    if len(sources) == 1:
+        return sources[0]
+    return "mixed sources: " + "; ".join(sources)

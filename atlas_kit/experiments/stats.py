@@ -1,0 +1,209 @@
+"""Comparing two arms: a paired difference with its interval, McNemar's and Fisher's exact tests, and
+tokens per successful episode with an interval.
+
+Exact tests sum integer binomial and hypergeometric counts (math.comb), so no rounding decides a
+p-value; intervals build on metrics.wilson. Pure functions over counts or result records. Chapters 11 and 14.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from .metrics import Z95, Rate, success, usable, wilson
+from ..types import Record
+
+__all__ = ["EPISODE_FIELDS", "Comparison", "PairedDifference", "TokensPerSuccess", "compare_arms", "fisher_exact",
+           "mcnemar_exact", "newcombe_paired", "paired_difference", "pair_records", "tokens_per_success"]
+
+# The fields that make two records the same episode in different arms (the arm's own field is left out).
+EPISODE_FIELDS = ("model", "style", "faults", "break_loops", "profile", "ticket", "trial", "seed")
+
+
+def _counts(*values: int) -> None:
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
+        raise ValueError(f"counts must be whole numbers of 0 or more; got {values}.")
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """McNemar's exact test, two-sided: b pairs right only in arm a, c right only in arm b.
+
+    Under no difference each discordant pair falls either way with chance 1/2, so min(b, c) is
+    Binomial(b + c, 1/2); p = min(1, 2·P(X <= min(b, c))). No discordant pairs gives p = 1.
+    """
+    _counts(b, c)
+    n, k = b + c, min(b, c)
+    tail = sum(math.comb(n, i) for i in range(k + 1))
+    return min(1.0, 2 * tail / 2 ** n) if n else 1.0
+
+
+def fisher_exact(a: int, b: int, c: int, d: int) -> float:
+    """Fisher's exact test, two-sided, for the table [[a, b], [c, d]] (rows: arms; columns: right, wrong).
+
+    With the margins fixed, the top-left cell is hypergeometric; p sums the probability of every table
+    no more likely than the one observed. Probabilities are compared as exact integers, so ties count.
+    """
+    _counts(a, b, c, d)
+    row, col, n = a + b, a + c, a + b + c + d
+    weights = {x: math.comb(row, x) * math.comb(n - row, col - x) for x in range(max(0, col - (n - row)), min(row, col) + 1)}
+    seen = weights[a]
+    return min(1.0, sum(w for w in weights.values() if w <= seen) / math.comb(n, col))
+
+
+def newcombe_paired(n11: int, n10: int, n01: int, n00: int, *, z: float = Z95) -> tuple[float, float]:
+    """Newcombe's interval (1998, method 10) for p_a - p_b from paired outcomes, built from two Wilson intervals.
+
+    n11: both arms right; n10: only a; n01: only b; n00: neither. The Wilson half-widths of the two rates
+    are combined as for independent rates, less a correction for their correlation (phi, continuity-
+    corrected as in Fagerland, Lydersen and Laake, Statistical Analysis of Contingency Tables, ch. 8).
+    """
+    _counts(n11, n10, n01, n00)
+    n = n11 + n10 + n01 + n00
+    if n == 0:
+        return -1.0, 1.0
+    pa, pb = (n11 + n10) / n, (n11 + n01) / n
+    la, ua = wilson(n11 + n10, n, z=z)
+    lb, ub = wilson(n11 + n01, n, z=z)
+    margins = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
+    cross = n11 * n00 - n10 * n01
+    phi = 0.0 if margins == 0 or 0 <= cross <= n / 2 else (cross - n / 2 if cross > 0 else cross) / math.sqrt(margins)
+    low = (pa - pb) - math.sqrt(max(0.0, (pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2))
+    high = (pa - pb) + math.sqrt(max(0.0, (ua - pa) ** 2 - 2 * phi * (ua - pa) * (pb - lb) + (pb - lb) ** 2))
+    return max(-1.0, low), min(1.0, high)
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Paired outcomes of arms a and b: both right (n11), only a (n10), only b (n01), neither (n00)."""
+
+    n11: int
+    n10: int
+    n01: int
+    n00: int
+
+    @property
+    def n(self) -> int:
+        return self.n11 + self.n10 + self.n01 + self.n00
+
+    @property
+    def difference(self) -> float:
+        """p_a - p_b; nan with no pairs."""
+        return (self.n10 - self.n01) / self.n if self.n else math.nan
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return newcombe_paired(self.n11, self.n10, self.n01, self.n00)
+
+    @property
+    def p_value(self) -> float:
+        """McNemar's exact test: only the discordant pairs carry evidence of a difference."""
+        return mcnemar_exact(self.n10, self.n01)
+
+    def __str__(self) -> str:
+        if not self.n:
+            return "no pairs"
+        low, high = self.interval
+        return (f"{self.difference:+.0%} [{low:+.0%}, {high:+.0%}] over {self.n} pairs "
+                f"({self.n10} right only in a, {self.n01} only in b); McNemar exact p = {self.p_value:.3g}")
+
+
+def paired_difference(pairs: Iterable[tuple[bool, bool]]) -> PairedDifference:
+    """Count (a right, b right) pairs into a PairedDifference."""
+    cells = [0, 0, 0, 0]
+    for a, b in pairs:
+        cells[(not a) * 2 + (not b)] += 1  # (T,T) (T,F) (F,T) (F,F)
+    return PairedDifference(*cells)
+
+
+def pair_records(records: Iterable[Record], *, by: str = "style", a: Any, b: Any,
+                 on: Sequence[str] = EPISODE_FIELDS) -> list[tuple[bool, bool]]:
+    """(a correct, b correct) for every episode run in both arms: records equal on `on` except `by`.
+
+    Episodes the harness could not finish are left out, and so is an episode missing from either arm.
+    """
+    if by not in on:
+        raise ValueError(f"by={by!r} must be one of the fields records are paired on: {', '.join(on)}.")
+    keys = [f for f in on if f != by]
+    arms: dict[Any, dict[tuple[Any, ...], bool]] = {a: {}, b: {}}
+    for r in usable(records):
+        arm = r.get(by)
+        if arm in arms:
+            key = tuple(r.get(f) for f in keys)
+            if key in arms[arm]:
+                raise ValueError(f"two records are the same episode in arm {arm!r} ({dict(zip(keys, key))}); "
+                                 "pair one run of each episode per arm.")
+            arms[arm][key] = bool(r["correct"])
+    return [(arms[a][k], arms[b][k]) for k in sorted(arms[a], key=repr) if k in arms[b]]
+
+
+@dataclass(frozen=True)
+class TokensPerSuccess:
+    """Tokens spent per correct episode: every episode's tokens (failures too) over the number correct."""
+
+    tokens: int
+    successes: int
+    episodes: int
+    value: float
+    interval: tuple[float, float]
+
+    def __str__(self) -> str:
+        if not self.successes:
+            return f"no correct episode in {self.episodes} ({self.tokens:,} tokens spent)"
+        low, high = self.interval
+        return f"{self.value:,.0f} [{low:,.0f}, {high:,.0f}] tokens per correct episode ({self.successes}/{self.episodes})"
+
+
+def tokens_per_success(records: Iterable[Record], *, z: float = Z95) -> TokensPerSuccess:
+    """R = sum(tokens) / sum(correct), tokens = input + output, with a delta-method interval for a ratio.
+
+    Var(R) ~ sum((t_i - R·s_i)²) / (n(n-1)·mean(s)²) (Cochran, Sampling Techniques, 1977, sec. 6.4); the
+    interval is R ± z·se, floored at 0. No correct episode gives an infinite value and no interval.
+    """
+    rs = usable(records)
+    t = [int(r["input_tokens"]) + int(r["output_tokens"]) for r in rs]
+    s = [1 if r["correct"] else 0 for r in rs]
+    n, total, wins = len(rs), sum(t), sum(s)
+    if not wins:
+        return TokensPerSuccess(total, 0, n, math.inf, (math.nan, math.nan))
+    ratio = total / wins
+    if n < 2:
+        return TokensPerSuccess(total, wins, n, ratio, (math.nan, math.nan))
+    spread = sum((ti - ratio * si) ** 2 for ti, si in zip(t, s)) / (n - 1)
+    se = math.sqrt(spread / n) / (wins / n)
+    return TokensPerSuccess(total, wins, n, ratio, (max(0.0, ratio - z * se), ratio + z * se))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two arms side by side: each one's success rate and tokens per success, and the tests between them."""
+
+    by: str
+    a: Any
+    b: Any
+    rate_a: Rate
+    rate_b: Rate
+    paired: PairedDifference
+    fisher_p: float
+    tokens_a: TokensPerSuccess
+    tokens_b: TokensPerSuccess
+
+    def __str__(self) -> str:
+        lines = [f"{self.by} {self.a}: success {self.rate_a}; {self.tokens_a}",
+                 f"{self.by} {self.b}: success {self.rate_b}; {self.tokens_b}"]
+        if self.paired.n:
+            lines.append(f"paired difference ({self.a} - {self.b}): {self.paired}")
+        lines.append(f"Fisher's exact p (unpaired) = {self.fisher_p:.3g}")
+        return "\n".join(lines)
+
+
+def compare_arms(records: Sequence[Record], *, by: str = "style", a: Any, b: Any) -> Comparison:
+    """Compare arm a with arm b on success: the paired difference and McNemar's p over the episodes both
+    ran, and Fisher's exact p over all of each arm's episodes (the test to read when nothing pairs)."""
+    ra, rb = ([r for r in records if r.get(by) == arm] for arm in (a, b))
+    if not usable(ra) or not usable(rb):
+        raise ValueError(f"compare_arms needs finished episodes in both arms; {by}={a!r} has {len(usable(ra))} "
+                         f"and {by}={b!r} has {len(usable(rb))}.")
+    sa, sb = success(ra), success(rb)
+    fisher = fisher_exact(sa.successes, sa.n - sa.successes, sb.successes, sb.n - sb.successes)
+    return Comparison(by, a, b, sa, sb, paired_difference(pair_records(records, by=by, a=a, b=b)), fisher,
+                      tokens_per_success(ra), tokens_per_success(rb))

@@ -1,0 +1,226 @@
+"""Cassettes: a live run's successful `/v1/messages` calls, recorded so that they can be replayed.
+
+A cassette keeps request and response bodies, never headers (the key travels in them), with
+key-like strings redacted; a sweep tags each call with its episode. Recording goes through a
+transport under a live client. Replaying is in replay.py. Taught in chapters 00 and 11.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal, cast, overload
+
+import anthropic
+import httpx2
+
+from .api_retry import APIRetry, bounded
+from ..contract.redaction import redact
+from ..types import JSONObject, canonical
+
+__all__ = ["CASSETTE_FORMAT", "EPISODE_HEADER", "IGNORED_FIELDS", "Cassette", "RecordingTransport", "fingerprint",
+           "recording_client"]
+
+CASSETTE_FORMAT = "atlas_kit.cassette/1"
+# Fields that cannot change the answer. Every other field counts, so a field the SDK adds
+# later can only make a replay refuse a request, never give it another request's answer.
+IGNORED_FIELDS = frozenset({"metadata", "stream"})
+# A sweep sends each episode's key in this header; recording keeps it with the call, replay answers from it.
+EPISODE_HEADER = "x-atlas-episode"
+_ENTRY_FIELDS = ("fingerprint", "request", "response")
+
+
+def fingerprint(body: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON (sorted keys, compact) of the fields that determine the answer.
+
+    Those are all fields except `IGNORED_FIELDS`: model, system, messages, tools, tool_choice,
+    max_tokens, temperature, top_p, top_k, stop_sequences, thinking and any newer one.
+    Key-like strings are redacted first, so a recorded body and its stored copy agree.
+    """
+    return hashlib.sha256(canonical(answer_fields(body)).encode()).hexdigest()
+
+
+def answer_fields(body: JSONObject) -> JSONObject:
+    """The request's fields that can change the answer (all but IGNORED_FIELDS), redacted."""
+    fields: JSONObject = redact({k: v for k, v in body.items() if k not in IGNORED_FIELDS})
+    return fields
+
+
+@dataclass
+class Cassette:
+    """One recorded run: the model, the date, and its calls in the order they were made."""
+
+    model: str
+    recorded_on: str = field(default_factory=lambda: _dt.date.today().isoformat())
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    def record(self, request: dict[str, Any], response: dict[str, Any], *, episode: str | None = None) -> None:
+        """Append one call, tagged with its sweep episode if any; both bodies are redacted before they are kept."""
+        entry: dict[str, Any] = {"fingerprint": fingerprint(request), "request": redact(request),
+                                 "response": redact(response)}
+        if episode:
+            entry["episode"] = episode
+        self.entries.append(entry)
+
+    def lookup(self, body: dict[str, Any], *, nth: int = 0, episode: str | None = None) -> dict[str, Any] | None:
+        """The response recorded for the `nth` occurrence of this request (within `episode`, if given), or None."""
+        key = fingerprint(body)
+        matches = [e["response"] for e in self.entries
+                   if e["fingerprint"] == key and (episode is None or e.get("episode") == episode)]
+        return matches[nth] if nth < len(matches) else None
+
+    def episodes(self) -> set[str]:
+        """The sweep episodes this cassette holds calls for (empty for a recording made outside a sweep)."""
+        return {e["episode"] for e in self.entries if e.get("episode")}
+
+    def require(self, keys: list[str], *, path: str | os.PathLike[str] = "the cassette") -> None:
+        """Refuse a sweep replay that asks for an episode this cassette holds no calls for."""
+        held, name = self.episodes(), os.fspath(path)
+        if not held:
+            raise ValueError(f"{name} was not recorded by a sweep (its calls name no episode), so a sweep cannot tell "
+                             "whose answers are whose; replay it with choose_model(cassette=...) and run_agent.")
+        missing = [k for k in keys if k not in held]
+        if missing:
+            raise ValueError(f"{name} holds no calls for {len(missing)} of the {len(keys)} episodes asked for (the "
+                             f"first: {missing[0]}); replay with the options it was recorded with, or fewer trials.")
+
+    def label(self) -> str:
+        return f"replayed from {self.model} on {self.recorded_on}"
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Pretty, deterministic JSON: sorted keys, entries in recording order."""
+        data = {"format": CASSETTE_FORMAT, "model": self.model, "recorded_on": self.recorded_on,
+                "entries": self.entries}
+        text = json.dumps(redact(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Cassette:
+        """Read a cassette; a file that is not one raises ValueError naming the file and the field."""
+        name = os.fspath(path)
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, UnicodeDecodeError) as err:
+            why = getattr(err, "strerror", None) or err
+            raise ValueError(f"{name}: cannot read the cassette ({type(err).__name__}: {why}).") from None
+        except ValueError as err:
+            raise ValueError(f"{name} is not valid JSON ({err}); is it a cassette saved by atlas_kit?") from None
+        if not isinstance(data, dict) or data.get("format") != CASSETTE_FORMAT:
+            raise ValueError(f"{name} is not an atlas_kit cassette (expected format {CASSETTE_FORMAT!r}); "
+                             "record one with recording_client() and Cassette.save().")
+        for key, kind in (("model", str), ("recorded_on", str), ("entries", list)):
+            if not isinstance(data.get(key), kind):
+                raise ValueError(f"{name}: the field {key!r} is missing or not a {kind.__name__}; "
+                                 "record the cassette again.")
+        for i, entry in enumerate(data["entries"]):
+            missing = [k for k in _ENTRY_FIELDS if not isinstance(entry, dict) or k not in entry]
+            if missing or not isinstance(entry["request"], dict) or not isinstance(entry["response"], dict):
+                field_name = missing[0] if missing else "request/response"
+                raise ValueError(f"{name}: entries[{i}] has no valid {field_name!r} field; record the cassette again.")
+        return cls(model=data["model"], recorded_on=data["recorded_on"], entries=list(data["entries"]))
+
+
+class RecordingTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
+    """Forwards every request to `inner` and records successful `/v1/messages` calls into `cassette`.
+
+    Only JSON bodies are kept, never headers (the API key travels in them); streamed calls
+    are forwarded but not recorded.
+    """
+
+    def __init__(self, inner: httpx2.BaseTransport | httpx2.AsyncBaseTransport, cassette: Cassette) -> None:
+        self.inner, self.cassette = inner, cassette
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        request.read()
+        response = self.inner.handle_request(request)  # type: ignore[union-attr]
+        if not _recordable(request, response):
+            return response
+        raw = b"".join(cast(Iterable[bytes], response.stream))  # not iter_raw(): it refuses a pre-read body
+        response.close()
+        return self._record(request, response, raw)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        await request.aread()
+        response = await self.inner.handle_async_request(request)  # type: ignore[union-attr]
+        if not _recordable(request, response):
+            return response
+        raw = b"".join([chunk async for chunk in response.stream])  # type: ignore[union-attr]
+        await response.aclose()
+        return self._record(request, response, raw)
+
+    def _record(self, request: httpx2.Request, response: httpx2.Response, raw: bytes) -> httpx2.Response:
+        # The body is read here, so the client gets a fresh, unread copy of the response:
+        # handing back the consumed one would leave it without `elapsed` and the like.
+        def copy() -> httpx2.Response:
+            return httpx2.Response(response.status_code, headers=response.headers, stream=httpx2.ByteStream(raw),
+                                   extensions=response.extensions)
+
+        try:
+            sent, answer = json.loads(request.content), json.loads(copy().read())  # read() undoes gzip
+        except (ValueError, httpx2.DecodingError):
+            sent = answer = None  # a malformed body is the SDK's to report; there is nothing to replay
+        if isinstance(sent, dict) and isinstance(answer, dict) and not sent.get("stream"):
+            self.cassette.record(sent, answer, episode=request.headers.get(EPISODE_HEADER))
+        return copy()
+
+    def close(self) -> None:
+        if isinstance(self.inner, httpx2.BaseTransport):
+            self.inner.close()
+
+    async def aclose(self) -> None:
+        if isinstance(self.inner, httpx2.AsyncBaseTransport):
+            await self.inner.aclose()
+
+
+def _recordable(request: httpx2.Request, response: httpx2.Response) -> bool:
+    return (
+        request.method == "POST"
+        and request.url.path == "/v1/messages"
+        and response.is_success
+        and response.headers.get("content-type", "").split(";")[0].strip().endswith("json")
+    )
+
+
+@overload
+def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
+                     async_: Literal[False] = ..., max_retries: int | None = ...,
+                     retry: APIRetry | None = ...) -> anthropic.Anthropic: ...
+@overload
+def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
+                     async_: Literal[True], max_retries: int | None = ...,
+                     retry: APIRetry | None = ...) -> anthropic.AsyncAnthropic: ...
+@overload
+def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
+                     async_: bool, max_retries: int | None = ...,
+                     retry: APIRetry | None = ...) -> anthropic.Anthropic | anthropic.AsyncAnthropic: ...
+def recording_client(
+    cassette: Cassette,
+    *,
+    api_key: str | None = None,
+    inner: httpx2.BaseTransport | httpx2.AsyncBaseTransport | None = None,
+    async_: bool = False,
+    max_retries: int | None = None,
+    retry: APIRetry | None = None,
+) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
+    """A genuine client whose calls go to `inner` (default: the network) and are recorded.
+
+    `api_key=None` lets the SDK find the key itself (ANTHROPIC_API_KEY, then profiles); the
+    key stays in the SDK's headers and is never written. Tests pass `inner=MessagesTransport(...)`.
+    Retries run under `retry` (default `APIRetry()`; `max_retries=` changes only its count).
+    """
+    policy = retry or APIRetry()
+    if max_retries is not None:
+        policy = dataclasses.replace(policy, max_retries=max_retries)
+    if async_:
+        transport = RecordingTransport(inner or httpx2.AsyncHTTPTransport(), cassette)
+        return anthropic.AsyncAnthropic(api_key=api_key, **bounded(policy),
+                                        http_client=anthropic.DefaultAsyncHttpxClient(transport=transport))
+    transport = RecordingTransport(inner or httpx2.HTTPTransport(), cassette)
+    return anthropic.Anthropic(api_key=api_key, **bounded(policy),
+                               http_client=anthropic.DefaultHttpxClient(transport=transport))

@@ -1,0 +1,177 @@
+"""What the Messages API hands back: a well-formed reply, or an API failure with its reason.
+
+The SDK builds its response objects without validating them, so a 200 whose JSON is not a
+message still arrives as a `Message`. Everything is checked here, before the agent loop reads
+it, and every exception is sorted into a reason. Taught in chapters 09 and 11.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..contract.redaction import redact
+from ..types import API_STOP_REASONS, DEFAULT_MODEL, APIStopReason
+
+__all__ = ["API_STOP_REASONS", "FATAL", "APIFailure", "APIStopReason", "FailureReason", "Reply", "failure_from",
+           "read_reply"]
+
+FailureReason = Literal["authentication", "permission", "not_found", "rate_limit", "overloaded", "server_error",
+                        "timeout", "connection", "bad_request", "too_large", "bad_body", "replay_miss", "other"]
+# Failures that every later call would repeat: a sweep stops at the first one.
+FATAL: frozenset[str] = frozenset({"authentication", "permission", "not_found"})
+RETRY_NOTE_HEADER = "x-atlas-retry"  # set by retries.BoundedRetry when it gave up waiting
+
+_FIX: dict[str, str] = {
+    "authentication": "the API refused the key: check ANTHROPIC_API_KEY (a valid key for this organisation)",
+    "permission": "the key may not use this model or endpoint: check the key's workspace and model access",
+    "not_found": f"the API does not know this model or endpoint: check the model name (e.g. {DEFAULT_MODEL})",
+    "rate_limit": "the API is rate-limiting this key: lower --concurrency or wait, then run again",
+    "overloaded": "the API is overloaded: wait a few minutes, then run again",
+    "server_error": "the API had an internal error: run again later",
+    "timeout": "the call took longer than the timeout: run again, or raise APIRetry.timeout",
+    "connection": "the API could not be reached: check the network and ANTHROPIC_BASE_URL",
+    "bad_request": "the API refused the request as invalid: see the message",
+    "too_large": "the request is larger than the API accepts: shorten the transcript or the tools",
+    "bad_body": "the API answered with something that is not a message",
+    "replay_miss": "the cassette holds no answer for this request: record the sweep again with these options",
+    "other": "an unexpected error: see the message",
+}
+
+
+@dataclass(frozen=True)
+class APIFailure:
+    """A call that ended without a usable message: why (`reason`), the exception's name, and its text."""
+
+    reason: FailureReason
+    error: str
+    message: str
+    status: int | None = None
+
+    @property
+    def fix(self) -> str:
+        return _FIX[self.reason]
+
+    def line(self) -> str:
+        """One line for a person: the reason, what to do, and the API's own words."""
+        status = f"{self.status} " if self.status else ""
+        return f"{self.reason} ({status}{self.error}): {self.fix}. {self.message}"[:400]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A checked reply: its blocks as plain dicts, the API's stop reason, and its usage."""
+
+    content: list[dict[str, Any]]
+    stop_reason: str
+    input_tokens: int
+    output_tokens: int
+
+    @property
+    def tool_uses(self) -> list[dict[str, Any]]:
+        return [b for b in self.content if b["type"] == "tool_use"]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(b["text"] for b in self.content if b["type"] == "text").strip()
+
+
+def failure_from(exc: BaseException) -> APIFailure:
+    """Sort an exception raised by `messages.create` into a reason."""
+    import anthropic  # here, not at the top: the agent loop imports this module and need not load the SDK
+
+    status = getattr(exc, "status_code", None)
+    message = redact(str(exc))[:500]
+    response = getattr(exc, "response", None)
+    note = response.headers.get(RETRY_NOTE_HEADER) if response is not None else None
+    if note:
+        message = f"{note} {message}"[:500]
+    reason: FailureReason
+    if isinstance(exc, anthropic.AuthenticationError):
+        reason = "authentication"
+    elif isinstance(exc, anthropic.PermissionDeniedError):
+        reason = "permission"
+    elif isinstance(exc, anthropic.NotFoundError):
+        reason = "not_found"
+    elif isinstance(exc, anthropic.RateLimitError):
+        reason = "rate_limit"
+    elif isinstance(exc, anthropic.APIStatusError) and status == 529:
+        reason = "overloaded"
+    elif isinstance(exc, anthropic.APIStatusError) and status == 413:
+        reason = "too_large"
+    elif isinstance(exc, anthropic.BadRequestError):
+        api_message = str(getattr(exc, "api_message", "") or "")
+        reason = "replay_miss" if api_message.startswith("replay:") else "bad_request"
+    elif isinstance(exc, anthropic.APIStatusError) and (status or 0) >= 500:
+        reason = "server_error"
+    elif isinstance(exc, anthropic.APITimeoutError):
+        reason = "timeout"
+    elif isinstance(exc, anthropic.APIConnectionError):
+        reason = "connection"
+    elif isinstance(exc, (ValueError, TypeError, KeyError, AttributeError)):  # the SDK could not parse the body
+        reason = "bad_body"
+    else:
+        reason = "other"
+    return APIFailure(reason, type(exc).__name__, message, status if isinstance(status, int) else None)
+
+
+def _bad(answer: Any, why: str) -> APIFailure:
+    return APIFailure("bad_body", type(answer).__name__, f"the API answered 200 with a body that is not a message: {why}.")
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def read_reply(answer: Any, *, seen_ids: set[str] | frozenset[str] = frozenset()) -> Reply | APIFailure:
+    """Check one answer of `messages.create`: an exception, a `Message`, a dict or anything else.
+
+    `seen_ids` are the tool_use ids of earlier turns; reusing one, like repeating one within a
+    reply, is a malformed body, because each id must get exactly one tool_result.
+    """
+    if isinstance(answer, BaseException):
+        return failure_from(answer)
+    try:
+        # Python mode keeps the values the body held (JSON mode would turn a `true` token count into 1).
+        body = answer if isinstance(answer, dict) else answer.model_dump(mode="python", warnings=False, exclude_none=True)
+        json.dumps(body)
+    except Exception:  # a str (a non-JSON body), a list, or an object pydantic cannot dump
+        return _bad(answer, f"a {type(answer).__name__}")
+    if not isinstance(body, dict):
+        return _bad(answer, f"a {type(body).__name__}")
+    if body.get("type", "message") != "message" or body.get("role", "assistant") != "assistant":
+        return _bad(answer, f"type {body.get('type')!r}, role {body.get('role')!r}")
+    usage = body.get("usage")
+    if not isinstance(usage, dict) or not _count(usage.get("input_tokens")) or not _count(usage.get("output_tokens")):
+        return _bad(answer, "usage is missing, or its token counts are not whole numbers of 0 or more")
+    stop = body.get("stop_reason")
+    if not isinstance(stop, str) or not stop:
+        return _bad(answer, "no stop_reason")
+    content = body.get("content")
+    if not isinstance(content, list):
+        return _bad(answer, f"content is {type(content).__name__}, not a list of blocks")
+    blocks: list[dict[str, Any]] = []
+    ids: set[str] = set()
+    for i, block in enumerate(content):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(kind, str) or not kind:
+            return _bad(answer, f"content[{i}] has no type")
+        if kind == "text":
+            if not isinstance(block.get("text"), str):
+                return _bad(answer, f"content[{i}] is a text block without text")
+            blocks.append({"type": "text", "text": block["text"]})
+        elif kind == "tool_use":
+            use_id, name, args = block.get("id"), block.get("name"), block.get("input")
+            if not isinstance(use_id, str) or not use_id or not isinstance(name, str) or not isinstance(args, dict):
+                return _bad(answer, f"content[{i}] is a tool_use without a string id, a name and an input object")
+            if use_id in ids or use_id in seen_ids:
+                return _bad(answer, f"tool_use id {use_id[:40]!r} is used twice")
+            ids.add(use_id)
+            blocks.append({"type": "tool_use", "id": use_id, "name": name, "input": args})
+        else:  # thinking, server tools and blocks newer than this code: kept and sent back, never run
+            blocks.append(dict(block))
+    if stop == "tool_use" and not ids:
+        return _bad(answer, "stop_reason tool_use with no tool_use block")
+    if ids and stop in ("end_turn", "stop_sequence", "pause_turn"):  # finished or paused turns call no tool
+        return _bad(answer, f"tool_use blocks in a reply that stopped on {stop}")
+    return Reply(blocks, stop, usage["input_tokens"], usage["output_tokens"])

@@ -1,0 +1,45 @@
+"""The offline stand-in: a documented, rule-based program served through the real SDK, not a language model.
+
+It plans Atlas tickets from their words (planner), reads only the cues in reading.CUES in an error's text
+(reading), follows a contract error's `retryable` and `next`, and otherwise draws an unguided behaviour from a
+seeded Profile (model). It shows the mechanics; a live or local model gives the evidence. Chapter 00.
+"""
+from __future__ import annotations
+
+import typing as _typing
+
+from ..._lazy import lazy_exports as _lazy_exports
+
+if _typing.TYPE_CHECKING:
+    from .model import DEFAULT_PROFILE, OFFLINE_MODEL, OfflineModel, PROFILES, Profile, UNGUIDED, offline_client
+    from .reading import CUES, Reading, read_error
+    from .planner import Done, Goal, GoalContext, GoalKind, PlannedCall, answer, fix_call, plan, switch_call
+
+_WHERE = {
+    "CUES": "reading",
+    "DEFAULT_PROFILE": "model",
+    "Done": "planner",
+    "Goal": "planner",
+    "GoalContext": "planner",
+    "GoalKind": "planner",
+    "OFFLINE_MODEL": "model",
+    "OfflineModel": "model",
+    "PROFILES": "model",
+    "PlannedCall": "planner",
+    "Profile": "model",
+    "Reading": "reading",
+    "UNGUIDED": "model",
+    "answer": "planner",
+    "fix_call": "planner",
+    "offline_client": "model",
+    "plan": "planner",
+    "read_error": "reading",
+    "switch_call": "planner",
+}
+__getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
+
+__all__ = [
+    "CUES", "DEFAULT_PROFILE", "Done", "Goal", "GoalContext", "GoalKind", "OFFLINE_MODEL", "OfflineModel", "PROFILES",
+    "PlannedCall", "Profile", "Reading", "UNGUIDED", "answer", "fix_call", "offline_client", "plan", "read_error",
+    "switch_call",
+]

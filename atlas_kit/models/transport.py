@@ -1,0 +1,293 @@
+"""An in-process Messages API behind the real SDK: a Python function answers `POST /v1/messages`.
+
+Holds the httpx2 transport, a response builder, a rough token estimate and `ScriptedAPI`,
+which plays 429s, 529s, timeouts, resets and malformed bodies in order. No streaming and
+no other endpoint. Taught in chapter 00 (offline, live, replay) and chapter 09 (retries).
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Union, cast
+
+import anthropic
+import httpx2
+
+from ..types import API_STOP_REASONS, Block, JSONObject, MessageBody, canonical
+from ..types import content_blocks as _blocks_in
+
+__all__ = [
+    "BASE_URL",
+    "PLACEHOLDER_KEY",
+    "APIFault",
+    "Answer",
+    "Handler",
+    "HandlerError",
+    "MessagesTransport",
+    "RawAnswer",
+    "ScriptedAPI",
+    "estimate_tokens",
+    "in_process_async_client",
+    "in_process_client",
+    "message_body",
+    "request_tokens",
+]
+
+# Neither looks like a credential or a real host: `.invalid` is reserved (RFC 2606), so
+# a request that escapes the in-process transport fails to resolve instead of reaching anyone.
+PLACEHOLDER_KEY = "in-process-no-key"
+BASE_URL = "http://atlas.invalid"
+CHARS_PER_TOKEN = 4
+
+# The `error.type` the real API sends with each status; anything else >= 500 is api_error.
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+
+Handler = Callable[[JSONObject], Any]
+"""`handler(request_body) -> response_body`; it may also return a `RawAnswer` or raise `APIFault`."""
+
+
+class APIFault(Exception):
+    """Raised by a handler: the transport answers with `status` and an Anthropic error body."""
+
+    def __init__(
+        self, status: int, message: str, *, error_type: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> None:
+        if not isinstance(status, int) or not 400 <= status <= 599:
+            raise ValueError(f"APIFault status must be an HTTP error status (400-599), got {status!r}; "
+                             "try 429, 529 or 500.")
+        self.status, self.message = status, message
+        default = "api_error" if status >= 500 else "invalid_request_error"
+        self.error_type = error_type or _ERROR_TYPES.get(status, default)
+        self.headers = dict(headers or {})
+        super().__init__(f"{status} {self.error_type}: {message}")
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "error", "error": {"type": self.error_type, "message": self.message}}
+
+
+@dataclass(frozen=True)
+class RawAnswer:
+    """A response sent byte for byte, for bodies no well-behaved server would send."""
+
+    status: int
+    body: bytes
+    headers: Mapping[str, str] = field(default_factory=dict)  # content-type defaults to application/json
+
+
+class HandlerError(anthropic.AnthropicError):
+    """The handler itself failed (a bug, or a script that ran out): not a network fault.
+
+    It subclasses `AnthropicError` because the SDK passes its own errors through unwrapped and
+    unretried; any other exception would come out as a retried "Connection error.".
+    """
+
+
+Answer = Union[JSONObject, APIFault, RawAnswer, BaseException]
+"""One scripted answer: a response body, a fault, raw bytes, or an exception to raise."""
+
+
+class MessagesTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
+    """Routes `POST /v1/messages` to `handler`; every other route gets a 404 error body."""
+
+    def __init__(self, handler: Handler, *, latency: float = 0.0) -> None:
+        if not callable(handler):
+            raise TypeError("handler must be a function taking the request body dict; see ScriptedAPI for a ready one.")
+        if latency < 0:
+            raise ValueError(f"latency is seconds per call and must be >= 0, got {latency!r}.")
+        self.handler, self.latency = handler, latency
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        request.read()
+        if self.latency:
+            time.sleep(self.latency)
+        return self._answer(request)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        await request.aread()
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        return self._answer(request)
+
+    def _answer(self, request: httpx2.Request) -> httpx2.Response:
+        if request.method != "POST" or request.url.path != "/v1/messages":
+            return _fault(APIFault(404, f"in-process API: no route for {request.method} {request.url.path}; "
+                                        "only POST /v1/messages is served."))
+        try:
+            body = json.loads(request.content)
+        except ValueError:
+            return _fault(APIFault(400, "in-process API: the request body is not valid JSON."))
+        if not isinstance(body, dict):
+            return _fault(APIFault(400, "in-process API: the request body must be a JSON object."))
+        if body.get("stream"):
+            return _fault(APIFault(400, "in-process API: streaming is not served; call messages.create without "
+                                        "stream=True.", headers={"x-should-retry": "false"}))
+        try:
+            answer = self._call(body, request)
+        except APIFault as fault:
+            return _fault(fault)
+        except (httpx2.TransportError, HandlerError):
+            raise  # network trouble the handler simulates, or a HandlerError that says what went wrong
+        except Exception as err:
+            raise HandlerError(f"the in-process handler raised {type(err).__name__}: {err}") from err
+        if isinstance(answer, RawAnswer):
+            headers = httpx2.Headers(answer.headers)
+            headers.setdefault("content-type", "application/json")
+            return httpx2.Response(answer.status, headers=headers, content=answer.body)
+        if isinstance(answer, dict):
+            return httpx2.Response(200, json=answer)
+        raise HandlerError(f"the in-process handler returned a {type(answer).__name__}; return a response body dict "
+                           "(see message_body), a RawAnswer, or raise APIFault.")
+
+    def _call(self, body: dict[str, Any], request: httpx2.Request) -> Any:  # replay's subclass reads a header too
+        return self.handler(body)
+
+
+def _fault(fault: APIFault) -> httpx2.Response:
+    return httpx2.Response(fault.status, headers=fault.headers, json=fault.body())
+
+
+def message_body(
+    content_blocks: Iterable[Block | JSONObject],
+    *,
+    model: str,
+    stop_reason: str,
+    usage: Mapping[str, int] | None = None,
+    id: str | None = None,
+    request: Mapping[str, Any] | None = None,
+) -> MessageBody:
+    """A valid Messages API response body (types.MessageBody).
+
+    Without `usage`, output tokens are estimated from the content and input tokens from
+    `request` (0 when no request is given). Without `id`, one is derived from the content,
+    so the same answer always has the same id and stored notebook outputs stay stable.
+    """
+    if stop_reason not in API_STOP_REASONS:
+        raise ValueError(f"stop_reason must be one of {', '.join(sorted(API_STOP_REASONS))}; got {stop_reason!r}.")
+    blocks = list(content_blocks)
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict) or "type" not in block:
+            raise ValueError(f"content_blocks[{i}] must be a dict with a 'type', "
+                             "e.g. {'type': 'text', 'text': '...'}.")
+    if usage is None:
+        usage = {
+            "input_tokens": request_tokens(request) if request is not None else 0,
+            "output_tokens": estimate_tokens("".join(_block_texts(blocks))),
+        }
+    if id is None:
+        digest = hashlib.sha256(canonical({"model": model, "content": blocks}).encode()).hexdigest()
+        id = f"msg_{digest[:24]}"
+    return cast(MessageBody, {
+        "id": id,
+        "type": "message",
+        "role": "assistant",
+        "content": blocks,
+        "model": model,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": dict(usage),
+    })
+
+
+def estimate_tokens(text: str) -> int:
+    """About 4 characters per token, rounded up: ceil(len(text) / 4). An approximation, not a tokenizer.
+
+    Monotone: a longer text never estimates fewer tokens. Real counts differ by language and content.
+    """
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def request_tokens(body: Mapping[str, Any]) -> int:
+    """Estimated input tokens of a request: system, every message's content, and the tool definitions.
+
+    Counts text, tool_use input (as compact JSON), tool_result content and each tool's
+    name, description and input_schema; roles and framing are not counted.
+    """
+    parts: list[str] = []
+    system = body.get("system")
+    parts.extend([system] if isinstance(system, str) else _block_texts(system or []))
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        parts.extend([content] if isinstance(content, str) else _block_texts(content or []))
+    for tool in body.get("tools") or []:
+        parts.extend([tool.get("name", ""), tool.get("description", ""), canonical(tool.get("input_schema", {}))])
+    return estimate_tokens("".join(parts))
+
+
+def _block_texts(blocks: object) -> list[str]:
+    texts: list[str] = []
+    for block in _blocks_in(blocks):
+        if block["type"] == "text":
+            texts.append(block.get("text", ""))
+        elif block["type"] == "tool_use":
+            texts.extend([block.get("name", ""), canonical(block.get("input", {}))])
+        else:
+            content = block.get("content", "")
+            texts.extend([content] if isinstance(content, str) else _block_texts(content))
+    return texts
+
+
+@dataclass
+class ScriptedAPI:
+    """A handler that plays `answers` in order and keeps every request body it saw in `requests`.
+
+    An answer is a response body (dict), an `APIFault`, a `RawAnswer`, or an exception to raise
+    (`httpx2.ReadTimeout`, `httpx2.ConnectError`, `httpx2.RemoteProtocolError` ...).
+    Retries consume answers too: a 429 followed by a success is two answers and two requests.
+    """
+
+    answers: list[Answer]
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.answers = list(self.answers)
+
+    @property
+    def remaining(self) -> int:
+        return len(self.answers) - len(self.requests)
+
+    def __call__(self, body: dict[str, Any]) -> dict[str, Any] | RawAnswer:
+        self.requests.append(body)
+        n = len(self.requests)
+        if n > len(self.answers):
+            raise HandlerError(
+                f"ScriptedAPI: request {n} arrived but the script holds {len(self.answers)} answers; "
+                "add an answer for it, or check whether the SDK retried more often than you expected."
+            )
+        answer = self.answers[n - 1]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+
+def in_process_client(handler: Handler, *, max_retries: int = 2, latency: float = 0.0) -> anthropic.Anthropic:
+    """A genuine `anthropic.Anthropic` whose requests go to `handler`, never to the network."""
+    http = anthropic.DefaultHttpxClient(transport=MessagesTransport(handler, latency=latency))
+    # An explicit api_key stops the SDK reading ANTHROPIC_API_KEY, profiles and federation files;
+    # open_telemetry=False stops the ANTHROPIC_OPEN_TELEMETRY* variables adding spans or headers.
+    return anthropic.Anthropic(
+        api_key=PLACEHOLDER_KEY, base_url=BASE_URL, http_client=http, max_retries=max_retries, open_telemetry=False
+    )
+
+
+def in_process_async_client(
+    handler: Handler, *, max_retries: int = 2, latency: float = 0.0
+) -> anthropic.AsyncAnthropic:
+    """The `AsyncAnthropic` twin of `in_process_client`."""
+    http = anthropic.DefaultAsyncHttpxClient(transport=MessagesTransport(handler, latency=latency))
+    return anthropic.AsyncAnthropic(
+        api_key=PLACEHOLDER_KEY, base_url=BASE_URL, http_client=http, max_retries=max_retries, open_telemetry=False
+    )
