@@ -415,6 +415,38 @@ def test_a_stopped_server_is_unreachable_and_leaves_no_thread() -> None:
         socket.create_connection(("127.0.0.1", port), timeout=1)
 
 
+class _Crowd:
+    """A brain that notes how many requests it is answering at once (each waits for `barrier`, or a moment)."""
+
+    def __init__(self, barrier: threading.Barrier | None = None) -> None:
+        self.barrier, self.active, self.most, self.lock = barrier, 0, 0, threading.Lock()
+
+    def __call__(self, view: Any) -> BrainReply:
+        with self.lock:
+            self.active += 1
+            self.most = max(self.most, self.active)
+        if self.barrier is not None:
+            self.barrier.wait()
+        else:
+            threading.Event().wait(0.02)
+        with self.lock:
+            self.active -= 1
+        return BrainReply(({"type": "text", "text": "ok"},))
+
+
+@pytest.mark.parametrize("parallel", [1, 3])
+def test_a_server_answers_at_most_parallel_requests_at_once(parallel: int) -> None:
+    crowd = _Crowd(threading.Barrier(3, timeout=5) if parallel == 3 else None)
+    with OllamaFake(brain=crowd, parallel=parallel) as fake:
+        callers = [threading.Thread(target=lambda: sdk(fake).messages.create(model="qwen3:4b", max_tokens=9,
+                                                                             messages=ASK)) for _ in range(3)]
+        for caller in callers:
+            caller.start()
+        for caller in callers:
+            caller.join()
+    assert crowd.most == parallel and len(fake.seen) == 3
+
+
 def test_received_headers_show_whether_a_key_was_sent(ollama: OllamaFake) -> None:
     keyless = sdk(ollama, api_key=None, auth_token=None, default_headers={"Authorization": anthropic.Omit()})
     keyless.messages.create(model="qwen3:4b", max_tokens=10, messages=ASK)

@@ -77,6 +77,11 @@ class _HTTPServer(ThreadingHTTPServer):
             self.open.discard(request)
         super().shutdown_request(request)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if self.fake._stopping.is_set():  # a client cut off by stop(): nothing to report
+            return
+        super().handle_error(request, client_address)
+
     def cut_connections(self) -> None:
         with self.open_lock:
             sockets = list(self.open)
@@ -111,18 +116,23 @@ class FakeServer:
     """A fake server's life and its record. Subclasses implement `_route` (and `_failure` for scripted faults).
 
     `delay` seconds pass before every inference answer (`_inference` paths); `failures` are used up one per
-    inference request, in order (None answers normally).
+    inference request, in order (None answers normally). At most `parallel` inference requests are answered at
+    once (the server's slots); the others wait their turn, as on a real server.
     """
 
     _inference: frozenset[str] = frozenset({"/v1/messages"})
 
-    def __init__(self, *, delay: float = 0.0, failures: Sequence[Failure | None] = ()) -> None:
+    def __init__(self, *, delay: float = 0.0, failures: Sequence[Failure | None] = (), parallel: int = 1) -> None:
         if not isinstance(delay, (int, float)) or delay < 0:
             raise ValueError(f"delay is seconds before each answer and must be >= 0, got {delay!r}.")
+        if not isinstance(parallel, int) or parallel < 1:
+            raise ValueError(f"parallel is how many requests the server answers at once; give an int >= 1, "
+                             f"got {parallel!r}.")
         for i, kind in enumerate(failures):
             if kind is not None and kind not in FAILURES:
                 raise ValueError(f"failures[{i}] is {kind!r}; use one of {', '.join(FAILURES)}, or None.")
-        self.delay = float(delay)
+        self.delay, self.parallel = float(delay), parallel
+        self._slots = threading.BoundedSemaphore(parallel)
         self._failures: deque[Failure | None] = deque(failures)
         self._lock = threading.Lock()
         self._requests: list[Recorded] = []
@@ -187,7 +197,9 @@ class FakeServer:
         self._write(http, reply)
 
     def _answer(self, request: Recorded) -> Reply:
-        if request.method == "POST" and request.path in self._inference:
+        if request.method != "POST" or request.path not in self._inference:
+            return self._route(request)
+        with self._slots:
             with self._lock:
                 failure = self._failures.popleft() if self._failures else None
             if self.delay:
@@ -197,7 +209,7 @@ class FakeServer:
                 return replace(reply, drop_after=len(reply.body) // 2)
             if failure is not None:
                 return self._failure(failure, request)
-        return self._route(request)
+            return self._route(request)
 
     def _write(self, http: BaseHTTPRequestHandler, reply: Reply) -> None:
         http.send_response(reply.status)

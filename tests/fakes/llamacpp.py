@@ -39,6 +39,7 @@ class LlamaCppFake(FakeServer):
     n_ctx: the slot's context (-c); a prompt of n_ctx tokens or more is refused, never cut. jinja=False plays
     `--no-jinja` (the default is on in current builds). api_key plays `--api-key`; loading=True a server that is
     still loading its model. model_ids=True keeps tool-call ids the model wrote; otherwise the server makes them.
+    parallel plays -np (its "auto" is 4 slots).
     """
 
     _inference = frozenset({"/v1/messages"})
@@ -47,8 +48,8 @@ class LlamaCppFake(FakeServer):
                  jinja: bool = True, vision: bool = False, reasoning: bool = True, api_key: str | None = None,
                  loading: bool = False, brain: Brain | None = None, usage: LlamaUsage = "full",
                  prompt_cache: bool = True, model_ids: bool = False, seed: int = 0, delay: float = 0.0,
-                 failures: Sequence[Failure | None] = ()) -> None:
-        super().__init__(delay=delay, failures=failures)
+                 failures: Sequence[Failure | None] = (), parallel: int = 4) -> None:
+        super().__init__(delay=delay, failures=failures, parallel=parallel)
         if usage not in ("full", "split"):
             raise ValueError(f"usage must be 'full' or 'split'; got {usage!r}.")
         if not isinstance(n_ctx, int) or n_ctx < 2:
@@ -105,7 +106,7 @@ class LlamaCppFake(FakeServer):
     def _props(self) -> JSONObject:
         return {"default_generation_settings": {"params": {"n_predict": -1, "temperature": 0.8},
                                                 "n_ctx": self.n_ctx},
-                "total_slots": 1, "model_alias": self.alias, "model_path": f"/models/{self.alias}.gguf",
+                "total_slots": self.parallel, "model_alias": self.alias, "model_path": f"/models/{self.alias}.gguf",
                 "modalities": {"vision": self.vision, "video": False, "audio": False},
                 "chat_template": "{{ messages }}", "bos_token": "", "eos_token": "<|im_end|>",
                 "build_info": "b0000-fake", "is_sleeping": False}

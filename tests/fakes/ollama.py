@@ -5,6 +5,7 @@ real model's. Every other route answers gin's plain-text 404, including /v1/mess
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import threading
@@ -57,13 +58,14 @@ class OllamaFake(FakeServer):
 
     num_ctx: the server's default window (OLLAMA_CONTEXT_LENGTH), for models whose Modelfile sets none.
     A prompt longer than the window is cut silently (old messages first), and usage reports what was kept.
+    parallel plays OLLAMA_NUM_PARALLEL; `version` is only what /api/version says (no behaviour depends on it).
     """
 
     def __init__(self, *, models: Mapping[str, OllamaModel] | Iterable[str] = ("qwen3:4b",),
                  brain: Brain | None = None, num_ctx: int = 4096, usage: UsageMode = "uncached",
                  prompt_cache: bool = True, version: str = "0.13.5", seed: int = 0, delay: float = 0.0,
-                 failures: Sequence[Failure | None] = ()) -> None:
-        super().__init__(delay=delay, failures=failures)
+                 failures: Sequence[Failure | None] = (), parallel: int = 1) -> None:
+        super().__init__(delay=delay, failures=failures, parallel=parallel)
         if usage not in ("uncached", "full", "split"):
             raise ValueError(f"usage must be 'uncached', 'full' or 'split'; got {usage!r}.")
         if not isinstance(num_ctx, int) or num_ctx < _NUM_KEEP + 1:
@@ -113,7 +115,7 @@ class OllamaFake(FakeServer):
                 "parameter_size": spec.parameter_size, "quantization_level": spec.quantization_level}
 
     def _listing(self, name: str, spec: OllamaModel) -> JSONObject:
-        digest = f"{abs(hash(name)) % 16 ** 12:012x}".rjust(64, "0")
+        digest = hashlib.sha256(name.encode()).hexdigest()
         return {"name": name, "model": name, "modified_at": "2026-01-01T00:00:00Z", "size": 2_500_000_000,
                 "digest": digest, "details": self._details(spec)}
 
