@@ -201,7 +201,7 @@ class OllamaFake(FakeServer):
         return tokenize(render(system, tools, render_turns(rest)))
 
     def _respond(self, body: JSONObject, thinking: str | None, blocks: list[JSONObject], done: str,
-                prompt_tokens: int, cached: int, eval_count: int) -> Reply:
+                 prompt_tokens: int, cached: int, eval_count: int) -> Reply:
         content: list[JSONObject] = [{"type": "thinking", "thinking": thinking}] if thinking else []
         text = "".join(b["text"] for b in blocks if b["type"] == "text")
         content += [{"type": "text", "text": text}] if text else []
