@@ -43,10 +43,13 @@ def recovery_chart(rec: Recovery, *, source: str, ax: Axes | None = None) -> Axe
     return ax
 
 
-def next_action_chart(events: Sequence[ErrorEvent], *, source: str, ax: Axes | None = None) -> Axes:
-    """How many errors each next action followed (analysis.next_action defines them), as horizontal bars."""
+def next_action_chart(events: Sequence[ErrorEvent], *, source: str, skip: Sequence[str] = (),
+                      ax: Axes | None = None) -> Axes:
+    """How many errors each next action followed (analysis.next_action defines them), as horizontal bars; `skip`
+    names the tools the events were computed passing over, for the title."""
     ax = _axes(ax, (7.5, 3.6))
-    _title(ax, f"What the model did next after each of {len(events)} tool errors", source)
+    passed = f" (calls to {', '.join(sorted(skip))} passed over)" if skip else ""
+    _title(ax, f"What the model did next after each of {len(events)} tool errors{passed}", source)
     if not events:
         return _empty(ax, "tool errors")
     counts = next_action_counts(events)
@@ -85,13 +88,14 @@ def error_groups_chart(groups: Sequence[ErrorGroup], *, source: str, top: int = 
 TRANSCRIPT_CHARTS = ("recovery", "next_action", "error_groups")
 
 
-def save_transcript_charts(transcripts: Transcripts, out_dir: str | os.PathLike[str], *,
-                           prefix: str = "transcripts_") -> list[Path]:
-    """Draw the three charts and write each as `<out_dir>/<prefix><name>.png` (TRANSCRIPT_CHARTS); returns the paths."""
+def save_transcript_charts(transcripts: Transcripts, out_dir: str | os.PathLike[str], *, prefix: str = "transcripts_",
+                           skip: Sequence[str] = ()) -> list[Path]:
+    """Draw the three charts and write each as `<out_dir>/<prefix><name>.png` (TRANSCRIPT_CHARTS); returns the paths.
+    `skip` names tools that are not actions when finding the next one (analysis.next_action)."""
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     source = source_line(transcripts, names_only=True)
-    events = error_events(transcripts.episodes)
+    events = error_events(transcripts.episodes, skip=skip)
     paths = []
     for name in TRANSCRIPT_CHARTS:
         fig = Figure(figsize=(8.0, 4.4))
@@ -99,7 +103,7 @@ def save_transcript_charts(transcripts: Transcripts, out_dir: str | os.PathLike[
         if name == "recovery":
             recovery_chart(recovery(transcripts.episodes), source=source, ax=ax)
         elif name == "next_action":
-            next_action_chart(events, source=source, ax=ax)
+            next_action_chart(events, source=source, skip=skip, ax=ax)
         else:
             error_groups_chart(error_groups(events), source=source, ax=ax)
         fig.tight_layout()

@@ -24,6 +24,14 @@ def _transcript_file(text: str) -> Path:
     return path
 
 
+def _tools(text: str) -> list[str]:
+    """`--skip-tools`: tool names, comma-separated."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names no tool; give tool names, comma-separated, e.g. think.")
+    return names
+
+
 def add_transcripts(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the `transcripts` command on the CLI's subparsers."""
     cmd = sub.add_parser(
@@ -38,6 +46,9 @@ def add_transcripts(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                           "JSONL, gzipped or not), inspect_ai logs, atlas_kit results or MCP logs")
     cmd.add_argument("--format", choices=FORMATS, default="auto",
                      help="the files' format (default: auto, which looks at each file and says what it chose)")
+    cmd.add_argument("--skip-tools", type=_tools, default=[], metavar="LIST",
+                     help="tools that are not actions, comma-separated (e.g. think, tau-bench's note-to-self tool): "
+                          "their calls are passed over when finding the next action after an error (default: none)")
     cmd.add_argument("--out", type=Path, default=None, metavar="DIR",
                      help="also write DIR/transcripts_errors.csv (one row per error) and the charts as PNG")
     cmd.set_defaults(func=transcripts_command)
@@ -52,14 +63,15 @@ def transcripts_command(args: argparse.Namespace) -> int:
     except TranscriptError as err:
         print(f"atlas-kit transcripts: error: {_one_line(err)}", file=sys.stderr)
         return 2
-    print(dashboard(transcripts))
+    print(dashboard(transcripts, skip=args.skip_tools))
     if args.out is None:
         return 0
     try:
         from ..transcript_charts import save_transcript_charts
 
-        written = [write_error_csv(error_events(transcripts.episodes), args.out / "transcripts_errors.csv"),
-                   *save_transcript_charts(transcripts, args.out)]
+        events = error_events(transcripts.episodes, skip=args.skip_tools)
+        written = [write_error_csv(events, args.out / "transcripts_errors.csv"),
+                   *save_transcript_charts(transcripts, args.out, skip=args.skip_tools)]
     except OSError as err:
         print(f"atlas-kit transcripts: error: --out {args.out}: {_one_line(err)}", file=sys.stderr)
         return 2

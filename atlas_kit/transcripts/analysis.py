@@ -118,7 +118,7 @@ def _same(a: JSONObject | str, b: JSONObject | str) -> bool:
     return canonical(a) == canonical(b)
 
 
-def next_action(episode: Episode, position: int) -> Next:
+def next_action(episode: Episode, position: int, *, skip: Iterable[str] = ()) -> Next:
     """The model's next step after the error at `turns[position]`, which answered call C (tool T, arguments A).
 
     The next step is the first model turn (text or a tool call) after the error, other tool results and user
@@ -128,6 +128,8 @@ def next_action(episode: Episode, position: int) -> Next:
     reply, the step is text only (a reply to the user); end, no model turn follows the error.
     A step with text and a call is classified by its call (the call is the action: tau-bench, for one, never
     shows the user the text of a message that calls a tool); `has_text` records that it also wrote.
+    `skip` names tools that are not actions (tau-bench's `think`): their calls and results are passed over as if
+    absent, so the step after them is the next action. By default nothing is skipped.
     """
     turns = episode.turns
     result = turns[position]
@@ -135,7 +137,7 @@ def next_action(episode: Episode, position: int) -> Next:
         raise ValueError(f"position must index a tool error in episode {episode.id!r}; turns[{position}] is "
                          f"{type(result).__name__}.")
     call = _call_of(turns, position, result.call_id)
-    after = list(turns[position + 1:])
+    after = _without(turns[position + 1:], frozenset(skip))
     start = next((k for k, t in enumerate(after) if t.kind in ("model_text", "tool_call")), None)
     user_first = any(t.kind == "user_text" for t in after[:start])
     if start is None:
@@ -154,16 +156,26 @@ def next_action(episode: Episode, position: int) -> Next:
     return Next("reply", None, has_text, user_first)
 
 
-def error_events(episodes: Iterable[Episode]) -> list[ErrorEvent]:
-    """Every tool error in episodes that have turns, in order, with its next action. Results records (summary
-    episodes) keep no error text, so they give none."""
+def _without(turns: Sequence[Turn], skip: frozenset[str]) -> list[Turn]:
+    """`turns` less the calls to the tools in `skip` and the results that answer them."""
+    if not skip:
+        return list(turns)
+    skipped = {t.id for t in turns if isinstance(t, ToolCall) and t.tool in skip}
+    return [t for t in turns if not (isinstance(t, ToolCall) and t.id in skipped)
+            and not (isinstance(t, ToolResult) and t.call_id in skipped)]
+
+
+def error_events(episodes: Iterable[Episode], *, skip: Iterable[str] = ()) -> list[ErrorEvent]:
+    """Every tool error in episodes that have turns, in order, with its next action (`skip`: see next_action).
+    Results records (summary episodes) keep no error text, so they give none."""
+    skip = frozenset(skip)
     events: list[ErrorEvent] = []
     for e in episodes:
         for n, (i, result) in enumerate(_errors(e), start=1):
             call = _call_of(e.turns, i, result.call_id)
             events.append(ErrorEvent(e.file, e.id, e.task_id, e.trial, n, i, call.tool if call else "<unknown>",
                                      call.arguments if call else "", result.text, mask(result.text), result.basis,
-                                     next_action(e, i), e.outcome.correct, e.outcome.reward))
+                                     next_action(e, i, skip=skip), e.outcome.correct, e.outcome.reward))
     return events
 
 

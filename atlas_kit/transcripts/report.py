@@ -97,11 +97,12 @@ def _read_line(note: FileRead, transcripts: Transcripts) -> str:
     return f"  {note.path}: read as {note.format} ({note.reason}); {note.episodes} episodes{model}"
 
 
-def dashboard(transcripts: Transcripts, *, top: int = 8) -> str:
+def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = ()) -> str:
     """The dashboard as text: the source, the observational caveat, the headline figures, the next actions and
-    the top error groups, with what the data could not give (results records without transcripts)."""
+    the top error groups, with what the data could not give (results records without transcripts). `skip` names
+    tools that are not actions when finding the next one (analysis.next_action)."""
     source = source_line(transcripts)
-    events = error_events(transcripts.episodes)
+    events = error_events(transcripts.episodes, skip=skip)
     groups = error_groups(events)
     summaries = sum(e.detail == "summary" for e in transcripts.episodes)
     flagged = sum(ev.basis == "flag" for ev in events)
@@ -115,7 +116,8 @@ def dashboard(transcripts: Transcripts, *, top: int = 8) -> str:
     if summaries:
         lines.append(f"  {summaries} episodes are results records without transcripts: they count in recovery, "
                      "but give no error text or next action.")
-    lines += ["", f"What the model did next after each of {len(events)} tool errors:"]
+    passed = f" (calls to {', '.join(sorted(skip))} passed over)" if skip else ""
+    lines += ["", f"What the model did next after each of {len(events)} tool errors{passed}:"]
     lines += _text(next_action_rows(events, caption=source))
     lines += ["", f"Top error groups ({min(top, len(groups))} of {len(groups)}):"]
     lines += _text(group_rows(groups, caption=source, top=top)) if groups else ["  no tool errors"]

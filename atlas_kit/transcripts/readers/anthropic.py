@@ -18,7 +18,7 @@ __all__ = ["AnthropicReader", "message_turns"]
 def message_turns(messages: Sequence[object], path: Path, where: str) -> tuple[Turn, ...]:
     """The turns of a Messages API transcript (the list of `messages`, not the system prompt)."""
     turns: list[Turn] = []
-    book = CallBook(path, where)
+    book = CallBook(path)
     for i, message in enumerate(messages):
         at = f"{where}, message {i}"
         role = message.get("role") if isinstance(message, dict) else None

@@ -7,6 +7,7 @@ reply handed in with `finish`: those are turns. `run_episode` turns an agent Run
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -14,7 +15,7 @@ from ...results import API_FAILURE, HARNESS_ERROR, read_records, record_kind
 from ...types import FinishedRun
 from ..model import Episode, Evidence, Format, ModelText, Outcome, Summary, ToolCall, ToolResult, TranscriptError, Turn
 from .anthropic import message_turns
-from .base import arguments_of, evidence_of
+from .base import arguments_of, evidence_of, read_text
 
 __all__ = ["AtlasReader", "record_episodes", "run_episode"]
 
@@ -30,14 +31,36 @@ class AtlasReader:
     format: Format = "atlas"
 
     def read(self, path: Path) -> list[Episode]:
+        _check_lines(path)
         try:
             records = read_records(path)
-        except (ValueError, OSError) as err:
-            raise TranscriptError(str(path), "", f"{err}".replace(f"{path}: ", "")) from None
+        except (ValueError, OSError) as err:  # _check_lines has said what it can; this is the rest
+            raise TranscriptError(str(path), "", _one_line(err).replace(f"{path}: ", "")) from None
         if not records:
             raise TranscriptError(str(path), "", "holds no results records; expected an atlas_kit results JSONL or "
                                   "MCP log (one episode per line).")
         return record_episodes(records, file=str(path))
+
+
+def _check_lines(path: Path) -> None:
+    """Every complete line is a JSON object with a 'key' (a last line with no newline is a write a crash cut short,
+    which read_records skips), said in this reader's words."""
+    lines = read_text(path).split("\n")[:-1]
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise TranscriptError(str(path), f"line {n}", f"is not JSON ({err.msg}); expected one atlas_kit results "
+                                  "record per line (a results JSONL or an MCP log).") from None
+        if not isinstance(value, dict) or "key" not in value:
+            raise TranscriptError(str(path), f"line {n}", "is not an atlas_kit results record (no 'key'); expected "
+                                  "one record per line, as results.ResultsWriter writes.")
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split())
 
 
 def record_episodes(records: Sequence[Mapping[str, object]], *, file: str) -> list[Episode]:

@@ -137,15 +137,16 @@ def text_field(obj: Mapping[str, object], key: str, path: Path, where: str, what
 class CallBook:
     """The calls made so far in one episode, so a tool result answering an unknown call id is refused."""
 
-    def __init__(self, path: Path, where: str) -> None:
-        self.path, self.where, self.ids = path, where, set[str]()
+    def __init__(self, path: Path) -> None:
+        self.path, self.ids = path, set[str]()
 
     def made(self, call_id: str) -> None:
         self.ids.add(call_id)
 
     def answered(self, call_id: str, at: str) -> str:
+        """`call_id`, when a call made it; else one TranscriptError at `at` (the result's full place)."""
         if call_id not in self.ids:
-            raise TranscriptError(str(self.path), f"{self.where}, {at}", f"a tool result answers call {call_id!r}, "
+            raise TranscriptError(str(self.path), at, f"a tool result answers call {call_id!r}, "
                                   "which no earlier message made; expected each result to answer a call made before it.")
         return call_id
 

@@ -79,7 +79,7 @@ def sample_turns(messages: list[ChatMessage], path: Path, where: str) -> tuple[t
     """The turns of one sample's messages, and its system text."""
     turns: list[Turn] = []
     system: list[str] = []
-    book = CallBook(path, where)
+    book = CallBook(path)
     for i, m in enumerate(messages):
         if m.role == "system":
             system.append(m.text)
@@ -94,7 +94,7 @@ def sample_turns(messages: list[ChatMessage], path: Path, where: str) -> tuple[t
             if not m.tool_call_id:
                 raise TranscriptError(str(path), f"{where}, message {i}", "a tool message has no tool_call_id; "
                                       "expected the id of the call it answers.")
-            book.answered(m.tool_call_id, f"message {i}")
+            book.answered(m.tool_call_id, f"{where}, message {i}")
             text = m.error.message if m.error is not None else m.text
             turns.append(ToolResult(m.tool_call_id, m.error is not None, "flag", text, i))
     return tuple(turns), "\n\n".join(system)

@@ -15,7 +15,7 @@ from .base import CallBook, Envelope, arguments_of, envelopes, evidence_of, outc
 
 __all__ = ["OpenAIReader", "chat_turns", "looks_like_error", "part_text"]
 
-_ERROR_WORD = re.compile(r"\s*(?:error|exception|traceback \(most recent call last\))\b", re.IGNORECASE)
+_ERROR_WORD = re.compile(r"\s*(?:(?:error|exception)\b|traceback \(most recent call last\))", re.IGNORECASE)
 
 
 def looks_like_error(text: str) -> bool:
@@ -47,11 +47,12 @@ def chat_turns(messages: Sequence[object], path: Path, where: str, *, is_error: 
     """The turns of an OpenAI-format transcript and its system text; `is_error` decides each tool message."""
     turns: list[Turn] = []
     system: list[str] = []
-    book = CallBook(path, where)
+    book = CallBook(path)
     for i, message in enumerate(messages):
         at = f"message {i}"
         if not isinstance(message, dict):
             raise TranscriptError(str(path), f"{where}, {at}", "is not an object; expected a chat message with 'role'.")
+        _no_blocks(message.get("content"), path, f"{where}, {at}")
         role, text = message.get("role"), part_text(message.get("content"))
         if role in ("system", "developer"):
             system.append(text)
@@ -60,12 +61,21 @@ def chat_turns(messages: Sequence[object], path: Path, where: str, *, is_error: 
         elif role == "assistant":
             turns += _assistant(message, i, text, book, path, f"{where}, {at}")
         elif role == "tool":
-            call_id = book.answered(text_field(message, "tool_call_id", path, f"{where}, {at}", "this tool message"), at)
+            call_id = book.answered(text_field(message, "tool_call_id", path, f"{where}, {at}", "this tool message"),
+                                   f"{where}, {at}")
             turns.append(ToolResult(call_id, is_error(text), basis, text, i))
         else:
             raise TranscriptError(str(path), f"{where}, {at}", f"has role {role!r}; expected system, developer, "
                                   "user, assistant or tool (OpenAI chat format).")
     return tuple(turns), "\n\n".join(s for s in system if s)
+
+
+def _no_blocks(content: object, path: Path, at: str) -> None:
+    """Refuse Anthropic tool blocks: read as OpenAI parts they would vanish, and their errors with them."""
+    if isinstance(content, list) and any(isinstance(p, dict) and p.get("type") in ("tool_use", "tool_result")
+                                         for p in content):
+        raise TranscriptError(str(path), at, "holds an Anthropic tool_use or tool_result block; expected OpenAI "
+                              "chat messages (tool_calls, role 'tool'). Read it as format 'anthropic'.")
 
 
 def _assistant(message: dict[str, object], i: int, text: str, book: CallBook, path: Path, where: str) -> list[Turn]:

@@ -41,7 +41,7 @@ def sniff(path: Path) -> Sniffed:
     try:
         messages = [m for e in envelopes(path) for m in e.messages if isinstance(m, dict)]
     except TranscriptError as err:
-        raise TranscriptError(str(path), err.where, "fits no known format; expected a tau-bench trajectory list, an "
+        raise TranscriptError(str(path), "", "fits no known format; expected a tau-bench trajectory list, an "
                               "atlas_kit results JSONL, an inspect log, or chat messages (Anthropic or OpenAI). "
                               "Name one with --format.") from None
     return _chat(messages)
