@@ -34,6 +34,7 @@ def test_out_writes_the_csv_of_error_events_and_three_charts(tmp_path, capsys):
     assert "(calls to think passed over)" in printed
     rows = list(csv.DictReader((out / "transcripts_errors.csv").open()))
     assert len(rows) == 73 and {r["next_action"] for r in rows} >= {"reply", "other_tool", "identical_retry"}
+    assert {(r["evidence"], r["model"]) for r in rows} == {("real", "gpt-4o")}
     pngs = sorted(p.name for p in out.glob("*.png"))
     assert pngs == ["transcripts_error_groups.png", "transcripts_next_action.png", "transcripts_recovery.png"]
     assert all((out / p).read_bytes().startswith(b"\x89PNG") for p in pngs)

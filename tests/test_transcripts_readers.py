@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from atlas_kit.transcripts import (ModelText, Outcome, ToolCall, ToolResult, TranscriptError, UserText, read_file,
                                    read_transcripts, sniff)
@@ -158,3 +159,44 @@ def test_without_inspect_ai_an_inspect_log_gets_one_line_saying_how_to_install_i
     with pytest.raises(TranscriptError) as caught:
         read_file(log)
     assert str(caught.value) == f"{log}: {NEEDS}" and "pip install 'atlas_kit[inspect]'" in NEEDS
+
+
+
+# Near-valid files: the right keys with values of any kind, so the readers' every check is reached.
+_SCALARS = st.none() | st.booleans() | st.integers(-2, 2) | st.floats(0, 1) | st.sampled_from(
+    ["", "x", "c1", "c2", "Error: no", "{}", '{"a": 1}', "text", "tool_use", "tool_result", "simulated", "live"])
+_ANY = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+    ["type", "text", "id", "name", "a"]), inner, max_size=3), max_leaves=8)
+_BLOCK = st.fixed_dictionaries({"type": st.sampled_from(["text", "tool_use", "tool_result", "thinking"]) | _SCALARS},
+                               optional={k: _ANY for k in ("id", "name", "input", "tool_use_id", "is_error", "text",
+                                                           "content")})
+_CALL = st.fixed_dictionaries({}, optional={"id": st.sampled_from(["c1", "c2"]) | _SCALARS,
+                                            "function": st.fixed_dictionaries({}, optional={"name": _ANY,
+                                                                                            "arguments": _ANY}) | _ANY})
+_MESSAGE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "system", "robot"]) | _SCALARS},
+    optional={"content": _SCALARS | st.lists(_BLOCK, max_size=3), "tool_calls": st.lists(_CALL, max_size=2) | _ANY,
+              "tool_call_id": st.sampled_from(["c1", "c2"]) | _SCALARS})
+_EPISODE = st.fixed_dictionaries({}, optional={
+    "messages": st.lists(_MESSAGE, max_size=5) | _ANY, "traj": st.lists(_MESSAGE, max_size=5) | _ANY,
+    "task_id": _SCALARS, "trial": _SCALARS, "reward": _SCALARS, "correct": _SCALARS, "model": _SCALARS,
+    "key": _SCALARS | st.just("k"), "stop_reason": _SCALARS, "hit_error": _SCALARS, "ticket": _SCALARS,
+    "calls": st.lists(st.dictionaries(st.sampled_from(["tool", "arguments", "is_error", "result"]), _ANY), max_size=3)})
+_RECORD = st.fixed_dictionaries({k: _SCALARS for k in ("correct", "hit_error", "stop_reason", "ticket", "trial", "model",
+                                                       "tool_calls", "error_codes", "source_kind", "source")} |
+                                {"key": st.just("k")}, optional={"calls": st.lists(_ANY, max_size=2) | _ANY,
+                                                                 "answer": _ANY})
+_FILE = (st.lists(_MESSAGE, max_size=5) | st.lists(_EPISODE, min_size=1, max_size=3) | _EPISODE | _ANY
+         | st.lists(_RECORD, min_size=1, max_size=2))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=_FILE, format=st.sampled_from(["auto", "anthropic", "openai", "tau-bench", "atlas"]), jsonl=st.booleans())
+def test_any_json_file_is_read_or_refused_in_one_line_never_a_traceback(tmp_path, value, format, jsonl):
+    path = tmp_path / ("f.jsonl" if jsonl else "f.json")
+    items = value if jsonl and isinstance(value, list) else [value]
+    path.write_text("".join(json.dumps(v) + "\n" for v in items) if jsonl else json.dumps(value))
+    try:
+        read_file(path, format=format)
+    except TranscriptError as err:
+        assert "\n" not in str(err) and str(err).startswith(str(path))

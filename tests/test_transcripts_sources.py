@@ -40,7 +40,8 @@ def test_an_inspect_log_reads_its_flagged_errors_scores_and_model(tmp_path):
     episodes, note = read_file(_inspect_log(tmp_path / "hand.eval"))
     assert (note.format, note.models, note.evidence) == ("inspect", ("mockllm/model",), ("simulated",))
     first = episodes[0]
-    assert first.turns == (UserText("Refund INV-20411.", 1), ToolCall("T04-1", "issue_refund", {"invoice_id": "INV-20411"}, 2),
+    assert first.turns == (UserText("Refund INV-20411.", 1),
+                           ToolCall("T04-1", "issue_refund", {"invoice_id": "INV-20411"}, 2),
                            ToolResult("T04-1", True, "flag", "limit_exceeded: refunds above $500 need a person", 3),
                            ModelText("I passed it to a person.", 4))
     assert first.system == "You are Atlas support." and first.id == "T04/epoch-1" and first.metadata["score"] == "acc"

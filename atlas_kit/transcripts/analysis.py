@@ -11,7 +11,7 @@ from typing import Iterable, Literal, Sequence
 
 from ..types import JSONObject, canonical
 from .mask import mask
-from .model import Episode, ErrorBasis, ToolCall, ToolResult, Turn
+from .model import Episode, ErrorBasis, Evidence, ToolCall, ToolResult, Turn
 
 __all__ = ["NEXT_ACTIONS", "ActionCount", "EpisodeRow", "ErrorEvent", "LoopRow", "Next", "NextAction", "episode_rows",
            "error_events", "find_episode", "hit_error", "loops", "next_action", "next_action_counts", "window"]
@@ -36,11 +36,13 @@ class Next:
 class ErrorEvent:
     """One tool error that reached the model: the call it answered (tool, arguments), the text the model read,
     that text masked (mask.py), how the error was known, what the model did next, and the episode's outcome.
-    `ordinal` is 1 for the episode's first error; `position` is the error's index in the episode's turns.
-    The contract rubric (rubric.py) reads `tool`, `arguments` and `text`."""
+    `ordinal` is 1 for the episode's first error; `position` is the error's index in the episode's turns;
+    `model` and `evidence` are the episode's. The contract rubric (rubric.py) reads `tool`, `arguments`, `text`."""
 
     file: str
     episode: str
+    model: str | None
+    evidence: Evidence
     task_id: str | None
     trial: int | None
     ordinal: int
@@ -173,7 +175,8 @@ def error_events(episodes: Iterable[Episode], *, skip: Iterable[str] = ()) -> li
     for e in episodes:
         for n, (i, result) in enumerate(_errors(e), start=1):
             call = _call_of(e.turns, i, result.call_id)
-            events.append(ErrorEvent(e.file, e.id, e.task_id, e.trial, n, i, call.tool if call else "<unknown>",
+            events.append(ErrorEvent(e.file, e.id, e.model, e.evidence, e.task_id, e.trial, n, i,
+                                     call.tool if call else "<unknown>",
                                      call.arguments if call else "", result.text, mask(result.text), result.basis,
                                      next_action(e, i, skip=skip), e.outcome.correct, e.outcome.reward))
     return events

@@ -25,10 +25,12 @@ ACTION_LABELS = {"identical_retry": "identical retry (same tool, same arguments)
                  "reply": "replied to the user (text, no call)", "end": "nothing after (the episode ended)"}
 OBSERVATIONAL = ("Observational: no episode was assigned an error at random, and errors come with harder tasks, "
                  "so a difference in success is not the effect of the errors.")
-CSV_COLUMNS = ("file", "episode", "task_id", "trial", "error", "tool", "arguments", "error_text", "masked_text",
-               "error_known_by", "next_action", "next_tool", "next_also_text", "user_spoke_first", "correct", "reward")
-_KINDS: dict[Evidence, str] = {"real": "real transcripts", "replayed": "replayed transcripts",
-                               "simulated": "simulated transcripts (a rule-based stand-in or scripted mock, not an LLM)"}
+CSV_COLUMNS = ("file", "evidence", "model", "episode", "task_id", "trial", "error", "tool", "arguments", "error_text",
+               "masked_text", "error_known_by", "next_action", "next_tool", "next_also_text", "user_spoke_first",
+               "correct", "reward")
+_KINDS: dict[Evidence, str] = {
+    "real": "real transcripts", "replayed": "replayed transcripts",
+    "simulated": "simulated transcripts (a rule-based stand-in or scripted mock, not an LLM)"}
 
 
 def _file_line(note: FileRead, names_only: bool) -> str:
@@ -69,7 +71,8 @@ def summary_rows(rec: Recovery, *, caption: str) -> TableRows:
 def next_action_rows(events: Sequence[ErrorEvent], *, caption: str) -> TableRows:
     """What the model did next after each error: one row per action (ACTION_LABELS), its count and share."""
     return TableRows(["next action", "errors", "share"],
-                     [[ACTION_LABELS[c.action], c.count, _percent(c.share)] for c in next_action_counts(events)], caption)
+                     [[ACTION_LABELS[c.action], c.count, _percent(c.share)] for c in next_action_counts(events)],
+                     caption)
 
 
 def group_rows(groups: Sequence[ErrorGroup], *, caption: str, top: int = 8) -> TableRows:
@@ -125,8 +128,9 @@ def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = (
 
 
 def write_error_csv(events: Sequence[ErrorEvent], path: str | os.PathLike[str]) -> Path:
-    """One row per error event (CSV_COLUMNS): arguments as canonical JSON (or the raw string), outcomes as
-    true/false/empty. Returns the path written."""
+    """One row per error event (CSV_COLUMNS), each naming its file, kind of evidence and model (observational
+    data, like the dashboard): arguments as canonical JSON (or the raw string), outcomes as true/false/empty.
+    Returns the path written."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     def flag(value: bool | None) -> str:
@@ -136,8 +140,9 @@ def write_error_csv(events: Sequence[ErrorEvent], path: str | os.PathLike[str]) 
         writer.writerow(CSV_COLUMNS)
         for ev in events:
             args = ev.arguments if isinstance(ev.arguments, str) else canonical(ev.arguments)
-            writer.writerow([ev.file, ev.episode, ev.task_id or "", "" if ev.trial is None else ev.trial, ev.ordinal,
-                             ev.tool, args, ev.text, ev.masked, ev.basis, ev.next.action, ev.next.tool or "",
+            writer.writerow([ev.file, ev.evidence, ev.model or "", ev.episode, ev.task_id or "",
+                             "" if ev.trial is None else ev.trial, ev.ordinal, ev.tool, args, ev.text, ev.masked,
+                             ev.basis, ev.next.action, ev.next.tool or "",
                              flag(ev.next.has_text), flag(ev.next.user_first), flag(ev.correct),
                              "" if ev.reward is None else ev.reward])
     return out

@@ -39,7 +39,8 @@ def rubric_input(event: ErrorEvent) -> RubricInput:
     return RubricInput(event.tool, event.arguments, event.text)
 
 
-def read_by_rubric(events: Iterable[ErrorEvent], rubric: Callable[[RubricInput], Reading]) -> list[RubricReading[Reading]]:
+def read_by_rubric(events: Iterable[ErrorEvent],
+                   rubric: Callable[[RubricInput], Reading]) -> list[RubricReading[Reading]]:
     """HOOK: apply the contract's rubric (a function of RubricInput, to be supplied by the rubric's module) to
     every event, keeping each reading beside its event. No rubric ships here: pass it in."""
     return [RubricReading(ev, rubric(rubric_input(ev))) for ev in events]

@@ -35,8 +35,9 @@ def read_file(path: str | os.PathLike[str], *, format: FormatChoice = "auto") ->
     episodes = READERS[chosen.format].read(where)
     if not episodes:
         raise TranscriptError(str(where), "", f"holds no episodes; expected at least one ({chosen.format} format).")
-    note = FileRead(str(where), chosen.format, chosen.reason, len(episodes),
-                    tuple(sorted({e.model for e in episodes if e.model})), tuple(sorted({e.evidence for e in episodes})))
+    models = tuple(sorted({e.model for e in episodes if e.model}))
+    note = FileRead(str(where), chosen.format, chosen.reason, len(episodes), models,
+                    tuple(sorted({e.evidence for e in episodes})))
     return episodes, note
 
 

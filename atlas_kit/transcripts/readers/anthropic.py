@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ...types import content_blocks, result_text
-from ..model import Episode, Format, ModelText, ToolCall, ToolResult, TranscriptError, Turn, UserText
+from ..model import Episode, ErrorBasis, Format, ModelText, ToolCall, ToolResult, TranscriptError, Turn, UserText
 from .base import CallBook, arguments_of, envelopes, text_field
 from .openai import episode_of, part_text
 
@@ -41,7 +41,8 @@ def _block(block: Mapping[str, object], assistant: bool, i: int, book: CallBook,
         return [] if not text.strip() else [ModelText(text, i) if assistant else UserText(text, i)]
     if kind == "tool_use":
         if not assistant:
-            raise TranscriptError(str(path), at, "a tool_use block is in a user message; expected it in an assistant one.")
+            raise TranscriptError(str(path), at, "a tool_use block is in a user message; expected it in an "
+                                  "assistant one.")
         call_id = text_field(block, "id", path, at, "this tool_use block")
         book.made(call_id)
         return [ToolCall(call_id, text_field(block, "name", path, at, "this tool_use block"),
@@ -50,7 +51,8 @@ def _block(block: Mapping[str, object], assistant: bool, i: int, book: CallBook,
     flag = block.get("is_error")
     if flag is not None and not isinstance(flag, bool):
         raise TranscriptError(str(path), at, f"'is_error' is {flag!r}; expected true or false.")
-    return [ToolResult(call_id, bool(flag), "flag" if flag is not None else "absent", result_text(block.get("content")), i)]
+    basis: ErrorBasis = "flag" if flag is not None else "absent"
+    return [ToolResult(call_id, bool(flag), basis, result_text(block.get("content")), i)]
 
 
 class AnthropicReader:

@@ -1,9 +1,7 @@
-"""atlas_kit's own results: a results JSONL (results.py) and chapter 15's MCP log (mcp_episode.McpRecord).
-
-A results record keeps no transcript, only counts and labels: from it the reader gives the outcome, whether an
-error reached the model, the error codes and branches (a Summary), never an error's text, arguments or the next
-action. An MCP log line adds every call, its arguments, its isError flag and the text the client got back, and the
-reply handed in with `finish`: those are turns. `run_episode` turns an agent Run in memory into an episode.
+"""atlas_kit's own results: a results JSONL (results.py) has no transcript, only counts and labels, so it gives the
+outcome, whether an error reached the model and its codes (a Summary), never an error's text or the next action.
+Chapter 15's MCP log (mcp_episode.McpRecord) adds every call, its isError, the text sent back and the reply: turns.
+`run_episode` reads an agent Run in memory.
 """
 from __future__ import annotations
 
@@ -54,9 +52,9 @@ def _check_lines(path: Path) -> None:
         except json.JSONDecodeError as err:
             raise TranscriptError(str(path), f"line {n}", f"is not JSON ({err.msg}); expected one atlas_kit results "
                                   "record per line (a results JSONL or an MCP log).") from None
-        if not isinstance(value, dict) or "key" not in value:
-            raise TranscriptError(str(path), f"line {n}", "is not an atlas_kit results record (no 'key'); expected "
-                                  "one record per line, as results.ResultsWriter writes.")
+        if not isinstance(value, dict) or not isinstance(value.get("key"), str):
+            raise TranscriptError(str(path), f"line {n}", "is not an atlas_kit results record (no 'key' string); "
+                                  "expected one record per line, as results.ResultsWriter writes.")
 
 
 def _one_line(err: BaseException) -> str:
@@ -88,10 +86,14 @@ def _episode(r: Mapping[str, object], i: int, file: str) -> Episode:
         task_id=str(r["ticket"]), trial=trial if isinstance(trial, int) else None, model=str(r["model"]),
         detail="turns" if isinstance(calls, list) else "summary",
         summary=Summary(bool(r["hit_error"]), tuple(map(str, _list(r.get("error_codes")))),
-                        tuple(map(str, _list(r.get("branches")))), int(str(r.get("tool_calls") or 0)),
+                        tuple(map(str, _list(r.get("branches")))), _count(r.get("tool_calls")),
                         bool(r.get("loop_detected"))),
         metadata={"style": str(r.get("style")), "stop_reason": str(r["stop_reason"]),
                   "labels": ",".join(map(str, _list(r.get("labels")))), "source": str(r.get("source"))})
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _list(value: object) -> list[object]:
@@ -103,8 +105,8 @@ def _mcp_turns(calls: list[object], answer: object, file: str, where: str) -> tu
     handed in with finish is the model's last text."""
     turns: list[Turn] = []
     for k, call in enumerate(calls):
-        if not isinstance(call, dict) or not isinstance(call.get("tool"), str) or not isinstance(call.get("result"), str) \
-                or not isinstance(call.get("is_error"), bool):
+        shaped = isinstance(call, dict) and isinstance(call.get("tool"), str) and isinstance(call.get("result"), str)
+        if not shaped or not isinstance(call, dict) or not isinstance(call.get("is_error"), bool):
             raise TranscriptError(file, f"{where}, call {k}", "expected an MCP call with 'tool', 'arguments', "
                                   "'is_error' (true or false) and 'result' (mcp_episode.McpCall).")
         call_id = f"mcp_{k + 1:03d}"

@@ -35,9 +35,11 @@ def read_text(path: Path) -> str:
     except FileNotFoundError:
         raise TranscriptError(str(path), "", "no such file; give the path of a transcript file.") from None
     except (OSError, EOFError) as err:  # gzip.BadGzipFile is an OSError
-        raise TranscriptError(str(path), "", f"cannot be read ({err}); give a readable (optionally gzipped) file.") from None
+        raise TranscriptError(str(path), "", f"cannot be read ({err}); give a readable (optionally gzipped) "
+                              "file.") from None
     except UnicodeDecodeError as err:
-        raise TranscriptError(str(path), f"byte {err.start}", "is not UTF-8 text; expected a JSON or JSONL file.") from None
+        raise TranscriptError(str(path), f"byte {err.start}", "is not UTF-8 text; expected a JSON or JSONL "
+                              "file.") from None
 
 
 def load_json(path: Path) -> object:
@@ -47,7 +49,8 @@ def load_json(path: Path) -> object:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise TranscriptError(str(path), f"line {err.lineno}, column {err.colno}",
-                              f"is not JSON ({err.msg}); expected one JSON document or one JSON value per line.") from None
+                              f"is not JSON ({err.msg}); expected one JSON document or one JSON value per "
+                              "line.") from None
 
 
 def load_jsonl(path: Path) -> list[tuple[int, object]]:
@@ -147,7 +150,8 @@ class CallBook:
         """`call_id`, when a call made it; else one TranscriptError at `at` (the result's full place)."""
         if call_id not in self.ids:
             raise TranscriptError(str(self.path), at, f"a tool result answers call {call_id!r}, "
-                                  "which no earlier message made; expected each result to answer a call made before it.")
+                                  "which no earlier message made; expected each result to answer a call made "
+                                  "before it.")
         return call_id
 
 

@@ -1,8 +1,7 @@
-"""tau-bench trajectory files (sierra-research/tau-bench `historical_trajectories/*.json`): a JSON list of
-episodes, each with `task_id`, `trial`, `reward` and `traj`, an OpenAI-format chat with a simulated user.
-
-A tool message is an error when its text starts with "Error:" (tau-bench's environments return a failed action
-so); reward 1.0 is correct, any other reward is not. The model is read from tau-bench's file names.
+"""tau-bench trajectory files (sierra-research/tau-bench `historical_trajectories/*.json`): a JSON list of episodes
+with `task_id`, `trial`, `reward` and `traj`, an OpenAI-format chat with a simulated user. A tool message is an error
+when it starts "Error:" (how tau-bench's environments return a failed action); reward 1.0 is correct, any other
+reward is not. The model is read from tau-bench's file names.
 """
 from __future__ import annotations
 
