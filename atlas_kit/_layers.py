@@ -17,6 +17,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("models", frozenset({"models"})),
     ("the agent loop", frozenset({"agent"})),
     ("experiments", frozenset({"experiments"})),
+    ("transcripts", frozenset({"transcripts"})),
     ("bridges", frozenset({"bridges"})),
     ("the face and the course", frozenset({"face", "course", "cli", "__main__", "__init__"})),
 )

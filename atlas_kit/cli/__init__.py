@@ -17,6 +17,7 @@ from .course import course_command
 from .experiment import experiment_command
 from .grade import grade_command
 from .mcp import mcp_command
+from .transcripts import add_transcripts
 
 __all__ = ["main"]
 
@@ -135,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the course's solutions/ folder, where each exercise's answer expression is read "
                             "(default: solutions/ of this checkout)")
     grade.set_defaults(func=grade_command)
+    add_transcripts(sub)
     return parser
 
 

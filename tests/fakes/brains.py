@@ -44,7 +44,7 @@ class Brain(Protocol):
 
 
 class OfflineBrain:
-    """atlas_kit's offline stand-in (`atlas_kit.offline.OfflineModel`) as the model behind a fake server.
+    """atlas_kit's offline stand-in (`atlas_kit.models.standin.model.OfflineModel`) as the model behind a fake server.
 
     It reads `is_error` on tool results, so behind a server that drops the flag it sees only the text.
     """
@@ -55,7 +55,7 @@ class OfflineBrain:
 
     def __call__(self, view: JSONObject) -> BrainReply:
         if self._model is None:
-            from atlas_kit.offline import OfflineModel  # imported when first used: the stand-in is large
+            from atlas_kit.models.standin.model import OfflineModel  # imported when first used: the stand-in is large
 
             self._model = OfflineModel(seed=self.seed)
         body = self._model(view)

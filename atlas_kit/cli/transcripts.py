@@ -1,0 +1,79 @@
+"""`atlas-kit transcripts FILE...`: the tool-error dashboard for any agent's logs (tau-bench, Anthropic, OpenAI,
+inspect_ai, atlas_kit's results), printed, with the CSV of error events and the charts under --out. The work
+lives in atlas_kit/transcripts and transcript_charts.py; chapter "Errors in the wild" reads the same figures.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .args import _one_line
+
+__all__ = ["add_transcripts", "transcripts_command"]
+
+FORMATS = ("auto", "tau-bench", "anthropic", "openai", "inspect", "atlas")
+
+
+def _transcript_file(text: str) -> Path:
+    """`transcripts FILE`: an existing file."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file; give transcript files (JSON, JSONL, .gz, or an "
+                                         "inspect .eval log).")
+    return path
+
+
+def _tools(text: str) -> list[str]:
+    """`--skip-tools`: tool names, comma-separated."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names no tool; give tool names, comma-separated, e.g. think.")
+    return names
+
+
+def add_transcripts(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the `transcripts` command on the CLI's subparsers."""
+    cmd = sub.add_parser(
+        "transcripts", help="the tool-error dashboard for real transcripts: errors, next actions, recovery with CIs",
+        description="Read agent transcripts, find every tool error that reached the model and what the model did "
+                    "next, and print recovery (correct | an error) beside success without errors, with Wilson 95% "
+                    "intervals and Fisher's exact test. Observational: errors come with harder tasks.",
+        epilog="exit codes: 0 done; 2 a file could not be read, or --out could not be written. Example: "
+               "atlas-kit transcripts gpt-4o-airline.json --out results/transcripts/")
+    cmd.add_argument("files", nargs="+", type=_transcript_file, metavar="FILE",
+                     help="transcript files: tau-bench trajectories, Anthropic or OpenAI chat transcripts (JSON, "
+                          "JSONL, gzipped or not), inspect_ai logs, atlas_kit results or MCP logs")
+    cmd.add_argument("--format", choices=FORMATS, default="auto",
+                     help="the files' format (default: auto, which looks at each file and says what it chose)")
+    cmd.add_argument("--skip-tools", type=_tools, default=[], metavar="LIST",
+                     help="tools that are not actions, comma-separated (e.g. think, tau-bench's note-to-self tool): "
+                          "their calls are passed over when finding the next action after an error (default: none)")
+    cmd.add_argument("--out", type=Path, default=None, metavar="DIR",
+                     help="also write DIR/transcripts_errors.csv (one row per error) and the charts as PNG")
+    cmd.set_defaults(func=transcripts_command)
+
+
+def transcripts_command(args: argparse.Namespace) -> int:
+    """Exit 0 when the dashboard was printed (and written); 2 when a file could not be read or --out written."""
+    from ..transcripts import TranscriptError, dashboard, error_events, read_transcripts, write_error_csv
+
+    try:
+        transcripts = read_transcripts(args.files, format=args.format)
+    except TranscriptError as err:
+        print(f"atlas-kit transcripts: error: {_one_line(err)}", file=sys.stderr)
+        return 2
+    print(dashboard(transcripts, skip=args.skip_tools))
+    if args.out is None:
+        return 0
+    try:
+        from ..face.transcript_charts import save_transcript_charts
+
+        events = error_events(transcripts.episodes, skip=args.skip_tools)
+        written = [write_error_csv(events, args.out / "transcripts_errors.csv"),
+                   *save_transcript_charts(transcripts, args.out, skip=args.skip_tools)]
+    except OSError as err:
+        print(f"atlas-kit transcripts: error: --out {args.out}: {_one_line(err)}", file=sys.stderr)
+        return 2
+    print("\n" + "\n".join(f"wrote {path}" for path in written))
+    return 0

@@ -1,0 +1,193 @@
+"""What every reader shares: the `Reader` protocol, loading JSON or JSONL (gzipped or not) into one
+TranscriptError per problem, the envelopes chat transcripts come in, and the small field checks.
+
+No format's own rules here: each reader's module states them. Chapter "Errors in the wild".
+"""
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Protocol, Sequence
+
+from ...types import JSONObject, canonical
+from ..model import Episode, Evidence, Format, Outcome, TranscriptError
+
+__all__ = ["CallBook", "Envelope", "Reader", "arguments_of", "envelopes", "evidence_of", "load_json", "load_jsonl",
+           "outcome_of", "parse_any", "read_text", "text_field"]
+
+
+class Reader(Protocol):
+    """A transcript reader: one format, one module. `read` returns the file's episodes in file order, or raises
+    TranscriptError with one line; it never returns part of a file."""
+
+    format: Format
+
+    def read(self, path: Path) -> list[Episode]: ...
+
+
+def read_text(path: Path) -> str:
+    """The file's text, un-gzipped when it ends in .gz."""
+    try:
+        data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        return data.decode("utf-8")
+    except FileNotFoundError:
+        raise TranscriptError(str(path), "", "no such file; give the path of a transcript file.") from None
+    except (OSError, EOFError) as err:  # gzip.BadGzipFile is an OSError
+        raise TranscriptError(str(path), "", f"cannot be read ({err}); give a readable (optionally gzipped) "
+                              "file.") from None
+    except UnicodeDecodeError as err:
+        raise TranscriptError(str(path), f"byte {err.start}", "is not UTF-8 text; expected a JSON or JSONL "
+                              "file.") from None
+
+
+def load_json(path: Path) -> object:
+    """The file as one JSON value; a file that is not JSON names the line and column where parsing stopped."""
+    text = read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise TranscriptError(str(path), f"line {err.lineno}, column {err.colno}",
+                              f"is not JSON ({err.msg}); expected one JSON document or one JSON value per "
+                              "line.") from None
+
+
+def load_jsonl(path: Path) -> list[tuple[int, object]]:
+    """(1-based line, value) for every non-blank line; a line that is not JSON is named."""
+    found: list[tuple[int, object]] = []
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
+        if line.strip():
+            try:
+                found.append((n, json.loads(line)))
+            except json.JSONDecodeError as err:
+                raise TranscriptError(str(path), f"line {n}", f"is not JSON ({err.msg}); expected one JSON value "
+                                      "per line (JSONL).") from None
+    return found
+
+
+def parse_any(path: Path) -> tuple[object, bool]:
+    """The file as one JSON value, or (when it is JSONL: its first line is JSON on its own) the list of its
+    lines' values; the flag says JSONL."""
+    text = read_text(path)
+    try:
+        return json.loads(text), False
+    except json.JSONDecodeError:
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        try:
+            json.loads(first)
+        except json.JSONDecodeError:  # not JSONL either: say where the document's parsing stopped
+            load_json(path)
+        return [value for _, value in load_jsonl(path)], True
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """One episode's messages as a chat file holds them, with its place and the fields around them."""
+
+    record: int
+    line: int | None
+    messages: Sequence[object]
+    fields: Mapping[str, object]
+
+    @property
+    def where(self) -> str:
+        return f"line {self.line}" if self.line is not None else f"record {self.record}"
+
+
+def envelopes(path: Path) -> list[Envelope]:
+    """The episodes of a chat transcript file. Accepted: a JSON list of messages (one episode); a JSON object
+    with `messages`; a JSON list of such objects; or JSONL whose lines are either. A message is an object
+    with `role`."""
+    value, jsonl = parse_any(path)
+    if isinstance(value, dict):
+        return [_envelope(path, value, 0, None)]
+    if not isinstance(value, list) or not value:
+        raise TranscriptError(str(path), "", f"holds {_kind(value)}; expected a list of messages, an object with "
+                              "'messages', or one of those per line (JSONL).")
+    if not jsonl and all(isinstance(m, dict) and "role" in m for m in value):
+        return [Envelope(0, None, value, {})]
+    lines = [n for n, _ in load_jsonl(path)] if jsonl else [None] * len(value)
+    return [_envelope(path, item, i, lines[i]) for i, item in enumerate(value)]
+
+
+def _envelope(path: Path, item: object, record: int, line: int | None) -> Envelope:
+    where = f"line {line}" if line is not None else f"record {record}"
+    if isinstance(item, list) and all(isinstance(m, dict) and "role" in m for m in item):
+        return Envelope(record, line, item, {})
+    if isinstance(item, dict) and isinstance(item.get("messages"), list):
+        return Envelope(record, line, item["messages"], item)
+    raise TranscriptError(str(path), where, f"is {_kind(item)}; expected an object with a 'messages' list, or a "
+                          "list of messages (objects with 'role').")
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, dict):
+        return f"an object with keys {', '.join(sorted(map(str, value))[:6]) or 'none'}"
+    if isinstance(value, list):
+        return "an empty list" if not value else f"a list of {type(value[0]).__name__}"
+    return f"a JSON {type(value).__name__}"
+
+
+def text_field(obj: Mapping[str, object], key: str, path: Path, where: str, what: str) -> str:
+    """obj[key] as a non-empty string, else one TranscriptError saying which field `what` needs."""
+    value = obj.get(key)
+    if not isinstance(value, str) or not value:
+        raise TranscriptError(str(path), where, f"{what} has no '{key}' (a non-empty string); expected one.")
+    return value
+
+
+class CallBook:
+    """The calls made so far in one episode, so a tool result answering an unknown call id is refused."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.ids = path, set[str]()
+
+    def made(self, call_id: str) -> None:
+        self.ids.add(call_id)
+
+    def answered(self, call_id: str, at: str) -> str:
+        """`call_id`, when a call made it; else one TranscriptError at `at` (the result's full place)."""
+        if call_id not in self.ids:
+            raise TranscriptError(str(self.path), at, f"a tool result answers call {call_id!r}, "
+                                  "which no earlier message made; expected each result to answer a call made "
+                                  "before it.")
+        return call_id
+
+
+def arguments_of(raw: object) -> JSONObject | str:
+    """A call's arguments as a JSON object; a JSON string is parsed, and anything that is not an object ends up as
+    its raw text (a string as written, another value as canonical JSON), so nothing is guessed."""
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError:
+            return raw
+        return parsed if isinstance(parsed, dict) else raw
+    return canonical(raw)
+
+
+def outcome_of(fields: Mapping[str, object], path: Path, where: str) -> Outcome:
+    """The outcome an envelope states: `correct` (a boolean) if present; else `reward` (a number), with correct
+    known only when the reward is exactly 0 or 1; else unknown."""
+    correct, reward = fields.get("correct"), fields.get("reward")
+    if correct is not None and not isinstance(correct, bool):
+        raise TranscriptError(str(path), where, f"'correct' is {correct!r}; expected true, false or null.")
+    if reward is not None and (isinstance(reward, bool) or not isinstance(reward, (int, float))):
+        raise TranscriptError(str(path), where, f"'reward' is {reward!r}; expected a number or null.")
+    if correct is None and reward in (0, 1):
+        correct = reward == 1
+    return Outcome(correct, None if reward is None else float(reward))
+
+
+def evidence_of(model: str | None) -> Evidence:
+    """'simulated' for atlas_kit's stand-in and inspect's mockllm, otherwise 'real' (as the file presents it)."""
+    if not model:
+        return "real"
+    if model.startswith("mockllm/"):
+        return "simulated"
+    from ...models.standin.model import OFFLINE_MODEL  # only when a model is named: it imports the SDK
+
+    return "simulated" if model.split("/")[-1] == OFFLINE_MODEL else "real"

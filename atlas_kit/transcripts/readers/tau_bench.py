@@ -1,0 +1,66 @@
+"""tau-bench trajectory files (sierra-research/tau-bench `historical_trajectories/*.json`): a JSON list of episodes
+with `task_id`, `trial`, `reward` and `traj`, an OpenAI-format chat with a simulated user. A tool message is an error
+when it starts "Error:" (how tau-bench's environments return a failed action); reward 1.0 is correct, any other
+reward is not. The model is read from tau-bench's file names.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..model import Episode, Format, Outcome, TranscriptError
+from .base import load_json
+from .openai import chat_turns
+
+__all__ = ["TauBenchReader", "is_tau_error", "model_from_name"]
+
+_NAME = re.compile(r"(?:tau-bench-)?(?P<model>.+)-(?P<domain>airline|retail)$")
+
+
+def is_tau_error(text: str) -> bool:
+    """tau-bench's own mark of a failed action: the tool message starts with 'Error:'."""
+    return text.startswith("Error:")
+
+
+def model_from_name(path: Path) -> tuple[str | None, str | None]:
+    """(model, domain) from a file named as tau-bench names them, `<model>-<domain>.json` (gpt-4o-airline.json;
+    a leading 'tau-bench-' and a .gz are allowed); (None, None) for any other name."""
+    stem = path.name.removesuffix(".gz").removesuffix(".json")
+    match = _NAME.fullmatch(stem)
+    return (match["model"], match["domain"]) if match else (None, None)
+
+
+class TauBenchReader:
+    """Reads a tau-bench trajectory file. Each episode's id is task-<task_id>/trial-<trial>; its system text is
+    the policy the agent was given. The file holds no model name: `model` and `metadata["domain"]` are read from
+    the file's name (model_from_name), and `metadata["model_from"]` says so."""
+
+    format: Format = "tau-bench"
+
+    def read(self, path: Path) -> list[Episode]:
+        data = load_json(path)
+        if not isinstance(data, list) or not data:
+            raise TranscriptError(str(path), "", "is not a non-empty JSON list; expected tau-bench's list of "
+                                  "episodes, each with task_id, trial, reward and traj.")
+        model, domain = model_from_name(path)
+        return [self._episode(path, i, item, model, domain) for i, item in enumerate(data)]
+
+    def _episode(self, path: Path, i: int, item: object, model: str | None, domain: str | None) -> Episode:
+        where = f"record {i}"
+        if not isinstance(item, dict):
+            raise TranscriptError(str(path), where, "is not an object; expected an episode with task_id, trial, "
+                                  "reward and traj.")
+        missing = [k for k in ("task_id", "trial", "reward", "traj") if k not in item]
+        if missing:
+            raise TranscriptError(str(path), where, f"has no {', '.join(missing)}; expected an episode with "
+                                  "task_id, trial, reward and traj (a tau-bench trajectory).")
+        reward, trial, traj = item["reward"], item["trial"], item["traj"]
+        if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not isinstance(traj, list) \
+                or isinstance(trial, bool) or not isinstance(trial, int):
+            raise TranscriptError(str(path), where, "expected reward a number, trial a whole number and traj a list "
+                                  "of chat messages.")
+        turns, system = chat_turns(traj, path, where, is_error=is_tau_error)
+        return Episode(id=f"task-{item['task_id']}/trial-{trial}", format=self.format, file=str(path), record=i,
+                       turns=turns, outcome=Outcome(float(reward) == 1.0, float(reward)), evidence="real",
+                       task_id=str(item["task_id"]), trial=trial, model=model, system=system,
+                       metadata={"domain": domain, "model_from": "the file name" if model else None})

@@ -1,0 +1,148 @@
+"""The transcript dashboard as text and as table rows, and the CSV of error events: every output names its
+source ("real transcripts: FILE, MODEL") and says it is observational. Computing is analysis.py's, recovery.py's
+and groups.py's; drawing is transcript_charts.py's. `atlas-kit transcripts` prints `dashboard`.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+import textwrap
+from pathlib import Path
+from typing import Sequence
+
+from ..types import TableRows, canonical
+from .analysis import ErrorEvent, error_events, loops, next_action_counts
+from .groups import ErrorGroup, error_groups
+from .model import Evidence, FileRead, Transcripts
+from .rates import Recovery, recovery
+
+__all__ = ["ACTION_LABELS", "CSV_COLUMNS", "OBSERVATIONAL", "dashboard", "group_rows", "next_action_rows",
+           "source_line", "summary_rows", "write_error_csv"]
+
+ACTION_LABELS = {"identical_retry": "identical retry (same tool, same arguments)",
+                 "changed_arguments": "same tool, changed arguments", "other_tool": "another tool",
+                 "reply": "replied to the user (text, no call)", "end": "nothing after (the episode ended)"}
+OBSERVATIONAL = ("Observational: no episode was assigned an error at random, and errors come with harder tasks, "
+                 "so a difference in success is not the effect of the errors.")
+CSV_COLUMNS = ("file", "evidence", "model", "episode", "task_id", "trial", "error", "tool", "arguments", "error_text",
+               "masked_text", "error_known_by", "next_action", "next_tool", "next_also_text", "user_spoke_first",
+               "correct", "reward")
+_KINDS: dict[Evidence, str] = {
+    "real": "real transcripts", "replayed": "replayed transcripts",
+    "simulated": "simulated transcripts (a rule-based stand-in or scripted mock, not an LLM)"}
+
+
+def _file_line(note: FileRead, names_only: bool) -> str:
+    kind = "; ".join(_KINDS[e] for e in note.evidence) or "no episodes"
+    models = ", ".join(note.models) or "model not named in the data"
+    return f"{kind}: {Path(note.path).name if names_only else note.path}, {models}"
+
+
+def source_line(transcripts: Transcripts, *, names_only: bool = False) -> str:
+    """Where the episodes came from, for a title or caption: each file's kind of evidence, path (its name alone
+    with `names_only`, for a chart) and models, then 'observational'."""
+    return "; ".join(_file_line(n, names_only) for n in transcripts.files) + " (observational)"
+
+
+def _percent(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{x:.0%}"
+
+
+def _p(p: float) -> str:
+    return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+
+
+def summary_rows(rec: Recovery, *, caption: str) -> TableRows:
+    """The dashboard's headline figures as (measure, value) rows; each value says its count."""
+    rows: list[list[object]] = [
+        ["episodes", rec.episodes],
+        ["hit a tool error", f"{rec.hit} ({_percent(rec.hit / rec.episodes if rec.episodes else math.nan)})"],
+        ["recovery: correct | an error reached the model", str(rec.with_error)],
+        ["success without errors", str(rec.without_error)],
+        ["difference (recovery - success without errors)",
+         "n/a" if math.isnan(rec.difference) else
+         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: p = {_p(rec.p_value)}"],
+        ["outcome unknown (left out)", f"{rec.unknown} ({rec.unknown_with_error} with an error)"],
+    ]
+    return TableRows(["measure", "value"], rows, caption)
+
+
+def next_action_rows(events: Sequence[ErrorEvent], *, caption: str) -> TableRows:
+    """What the model did next after each error: one row per action (ACTION_LABELS), its count and share."""
+    return TableRows(["next action", "errors", "share"],
+                     [[ACTION_LABELS[c.action], c.count, _percent(c.share)] for c in next_action_counts(events)],
+                     caption)
+
+
+def group_rows(groups: Sequence[ErrorGroup], *, caption: str, top: int = 8) -> TableRows:
+    """The `top` error groups: errors, episodes, recovery among those episodes, tools, and the masked text."""
+    return TableRows(["errors", "episodes", "recovery", "tools", "error text (ids and numbers masked)"],
+                     [[g.errors, len(g.episodes), str(g.recovery) if g.recovery.n else "n/a", ", ".join(g.tools),
+                       g.masked] for g in groups[:top]], caption)
+
+
+def _text(rows: TableRows, *, wrap: int = 64) -> list[str]:
+    """Rows as aligned text; a long last column wraps between words (never cut)."""
+    cells = [[str(c) for c in r] for r in rows.rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(rows.columns[:-1])]
+    def line(parts: Sequence[str]) -> list[str]:
+        head = "  ".join(p.ljust(w) for p, w in zip(parts, widths))
+        tail = textwrap.wrap(parts[-1], wrap, break_long_words=False, break_on_hyphens=False) or [""]
+        return [f"  {head}  {tail[0]}".rstrip()] + [f"  {' ' * len(head)}  {t}" for t in tail[1:]]
+    return [out for r in [list(rows.columns), *cells] for out in line(r)]
+
+
+def _read_line(note: FileRead, transcripts: Transcripts) -> str:
+    named = {str(e.metadata.get("model_from")) for e in transcripts.episodes if e.file == note.path
+             and e.metadata.get("model_from")}
+    model = f"; the model is read from {', '.join(sorted(named))}" if named else ""
+    return f"  {note.path}: read as {note.format} ({note.reason}); {note.episodes} episodes{model}"
+
+
+def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = ()) -> str:
+    """The dashboard as text: the source, the observational caveat, the headline figures, the next actions and
+    the top error groups, with what the data could not give (results records without transcripts). `skip` names
+    tools that are not actions when finding the next one (analysis.next_action)."""
+    source = source_line(transcripts)
+    events = error_events(transcripts.episodes, skip=skip)
+    groups = error_groups(events)
+    summaries = sum(e.detail == "summary" for e in transcripts.episodes)
+    flagged = sum(ev.basis == "flag" for ev in events)
+    lines = [f"Source: {source}", *[_read_line(n, transcripts) for n in transcripts.files], OBSERVATIONAL, ""]
+    lines += _text(summary_rows(recovery(transcripts.episodes), caption=source))
+    signals = loops(events)
+    lines += [f"  tool errors: {len(events)} (known by an error flag in the data: {flagged}; inferred from the text: "
+              f"{len(events) - flagged})",
+              f"  loop signal (the same tool, arguments and error text twice in one episode): {len(signals)}, in "
+              f"{len({(s.file, s.episode) for s in signals})} episodes"]
+    if summaries:
+        lines.append(f"  {summaries} episodes are results records without transcripts: they count in recovery, "
+                     "but give no error text or next action.")
+    passed = f" (calls to {', '.join(sorted(skip))} passed over)" if skip else ""
+    lines += ["", f"What the model did next after each of {len(events)} tool errors{passed}:"]
+    lines += _text(next_action_rows(events, caption=source))
+    lines += ["", f"Top error groups ({min(top, len(groups))} of {len(groups)}):"]
+    lines += _text(group_rows(groups, caption=source, top=top)) if groups else ["  no tool errors"]
+    return "\n".join(lines)
+
+
+def write_error_csv(events: Sequence[ErrorEvent], path: str | os.PathLike[str]) -> Path:
+    """One row per error event (CSV_COLUMNS), each naming its file, kind of evidence and model (observational
+    data, like the dashboard): arguments as canonical JSON (or the raw string), outcomes as true/false/empty.
+    Returns the path written."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    def flag(value: bool | None) -> str:
+        return "" if value is None else str(value).lower()
+    with open(out, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(CSV_COLUMNS)
+        for ev in events:
+            args = ev.arguments if isinstance(ev.arguments, str) else canonical(ev.arguments)
+            writer.writerow([ev.file, ev.evidence, ev.model or "", ev.episode, ev.task_id or "",
+                             "" if ev.trial is None else ev.trial, ev.ordinal, ev.tool, args, ev.text, ev.masked,
+                             ev.basis, ev.next.action, ev.next.tool or "",
+                             flag(ev.next.has_text), flag(ev.next.user_first), flag(ev.correct),
+                             "" if ev.reward is None else ev.reward])
+    return out
