@@ -50,6 +50,22 @@ def test_following_the_contract_recovers_on_every_ticket_but_where_its_template_
         assert g.labels == ("omitted_tell",) and DROPS_HALF_THE_SAY[tid] in g.reasons[0], (tid, g.reasons)
 
 
+def test_a_change_whose_outcome_is_unknown_is_reported_as_tried_never_as_not_done():
+    # T10 without harness retries: the refund is applied, the reply is lost, the give-up error says it may have been.
+    client = offline_client(seed=0)
+    s = atlas_session("T10", style="contract", retry_attempts=1)
+    r = run_agent(client, s, model=OFFLINE_MODEL, bounds=Bounds(max_steps=8))
+    assert len(s.world.refunds) == 1 and s.trace.of_kind("error")[0]["code"] == "upstream_unavailable"
+    assert r.final_text.startswith("I tried to issue the $480.00 refund") and "couldn't" not in r.final_text
+    assert "could not confirm whether it went through" in r.final_text and grade(r).correct
+    # with no words to trust (raw), a change that failed is unconfirmed too; a lookup that failed was not done
+    stops = Profile(name="stops", retry_same=0, vary_argument=0, apologise=0, fabricate=0, stop_correctly=1)
+    raw = run("T27", style="raw", profile=stops)
+    assert raw.final_text.startswith("I tried to") and "could not confirm whether it went through" in raw.final_text
+    read = run("T21", style="raw", profile=stops)
+    assert read.final_text.startswith("I couldn't get") and "was not completed" in read.final_text
+
+
 def test_generic_wrapper_invites_a_retry_that_the_breaker_stops():
     r = run("T05", style="generic")
     assert r.stop_reason == "loop_broken" and "loop" in grade(r).labels
