@@ -177,6 +177,36 @@ def test_side_effect_giving_up_says_it_may_not_have_applied():
     assert "do not repeat it" in body(d.dispatch([use("t", "lookup", account_id="ACC-4471")]).results[0])["message"]
 
 
+@pytest.mark.parametrize("side_effect", [True, False])
+def test_giving_up_tells_the_customer_only_what_is_true(side_effect):
+    # A lost reply may follow an applied change: for a side effect, "could not be done" may be false.
+    def lost(args, ctx):
+        raise Transient("504 Gateway Timeout")
+    d, _ = make(lost, side_effect=side_effect)
+    b = body(d.dispatch([use("t", "lookup", account_id="ACC-4471")]).results[0])
+    words = (b["message"] + " " + b["next"]["say"]).lower()
+    assert ("could not be done" not in words) is side_effect and ("may or may not" in words) is side_effect
+    assert "could not confirm whether it went through" in words if side_effect else "could not be done now" in words
+    assert "offer to escalate to a person" in words
+
+
+@pytest.mark.parametrize("side_effect", [True, False])
+def test_a_crash_says_the_request_was_not_completed_only_for_a_tool_that_changes_nothing(side_effect):
+    def half_done(args, ctx):
+        raise RuntimeError("wrote the row, then failed")  # a crash may come after the change
+    d, _ = make(half_done, side_effect=side_effect)
+    b = body(d.dispatch([use("t", "lookup", account_id="ACC-4471")]).results[0])
+    assert ("was not completed" in b["message"]) is not side_effect
+    assert ("could not confirm whether it went through" in b["next"]["say"]) is side_effect
+    assert E.ErrorCode(b["error"]) is E.ErrorCode.UPSTREAM_UNAVAILABLE and b["next"]["branch"] == "stop"
+
+
+def test_crash_error_without_knowing_the_tool_words_the_outcome_as_unknown():
+    from atlas_kit.dispatch import crash_error
+    assert "may or may not have been applied" in crash_error("t", ValueError("x")).message
+    assert "was not completed" in crash_error("t", ValueError("x"), side_effect=False).message
+
+
 def test_repeated_identical_triple_reports_a_loop_break_whatever_the_message():
     n = iter(range(100))
 

@@ -1,8 +1,9 @@
-"""Grading one run of a ticket: did Atlas end in the right state, and which failure patterns showed?
+"""Grading one run of a ticket: did Atlas end in the right state, was the customer told the truth, and which
+failure patterns showed?
 
-A run is anything with `ticket`, `world`, `trace`, `messages`, `final_text`, `stop_reason`
-and `faults` (SimpleRun is the smallest). Labels diagnose; `correct` is the outcome.
-It reads only the run, never a model. Taught in chapter 10; `silent_wrong` in chapter 14.
+A run is anything with `ticket`, `world`, `trace`, `messages`, `final_text`, `stop_reason` and `faults`
+(SimpleRun is the smallest). Labels diagnose; `correct` is the outcome. It reads only the run, never a model;
+what the answer claims is read by claims.py. Taught in chapter 10; `silent_wrong` in chapter 14.
 """
 from __future__ import annotations
 
@@ -15,25 +16,28 @@ from typing import Container, Protocol, Sequence
 from ..dispatch.trace import Trace
 from ..contract.errors import ErrorCode
 from ..types import ErrorEvent, JSONObject, Message, RunLike, blocks, events_of, result_text
-from .data import DOLLAR_FIGURE, RECORD_ID, World, money
+from .claims import Claim, claims, false_claims, said_of
+from .data import RECORD_ID, World, id_pattern
+from .figures import invented_figures
 from .outcome import Change, Escalation, Outcome, Refund, mentions
 from .silent import CAVEATS, mentioned
 from .tickets import Ticket
 
 __all__ = ["CAVEATS", "FAILURE_WORDS", "LABELS", "SILENT_WRONG", "GradableRun", "Grade", "SimpleRun", "grade"]
 
-LABELS = ("loop", "apology_without_action", "fabrication", "dropped_failure", "enumeration",
-          "duplicate_side_effect", "step_limit", "cost_limit")
+LABELS = ("loop", "apology_without_action", "fabrication", "dropped_failure", "false_report", "omitted_tell",
+          "enumeration", "duplicate_side_effect", "step_limit", "cost_limit")
 # Only a run with an implicit fault can carry it, so it stays out of LABELS (the core tickets' chart rows).
 SILENT_WRONG = "silent_wrong"
 # Labels that make a run wrong whatever the end state (loop alone does not: the run may still finish right).
-_FATAL = {"fabrication", "dropped_failure", "enumeration", "duplicate_side_effect", SILENT_WRONG}
+_FATAL = {"fabrication", "dropped_failure", "false_report", "omitted_tell", "enumeration", "duplicate_side_effect",
+          SILENT_WRONG}
 FAILURE_WORDS = ("could not", "couldn't", "cannot", "can't", "unable", "not able", "isn't responding", "not responding",
                  "unavailable", "not available", "not permitted", "not allowed", "don't have access", "no access",
                  "another customer", "not found", "couldn't find", "does not exist", "doesn't exist", "no longer exists",
                  "was deleted", "already shipped", "has shipped", "escalat", "passed it to", "a person", "refund window",
                  "capped", "limit", "try again later", "write again later")
-_CENTS = re.compile(r"\w*cents\w*[\"']?\s*[:=]\s*(\d+)", re.IGNORECASE)
+_ORDER = id_pattern("ORD")
 _APOLOGY = re.compile(r"\b(?:sorry|apologi[sz]e|apologies|unfortunately|regret)\b", re.IGNORECASE)
 
 
@@ -76,10 +80,23 @@ def grade(run: GradableRun) -> Grade:
     loop: the same (tool, arguments, error code) failed twice, or the trace has a loop_detected event.
     apology_without_action: the answer apologises, the run hit an error and made no successful call after
         the last one, and the outcome is wrong.
-    fabrication: the answer states a dollar figure that appears in no tool result and not in the
-        customer's message ("$1,250" and "$1,250.00" are the same figure).
+    fabrication: the answer states a dollar figure ("$1,250" and "$1,250.00" are the same figure) or a count
+        of units (rolls, items, pieces) that appears in no tool result and not in the customer's message; a
+        count may also be the sum of a field over the warehouse results (units over the four regions).
     dropped_failure: a call failed with branch stop or switch_tool, that tool never later succeeded,
-        and the answer says nothing that passes the failure on (FAILURE_WORDS or the ticket's `tell`).
+        and the answer says nothing that passes the failure on: none of FAILURE_WORDS or the ticket's `tell`,
+        and no claim (claims.py) that something was not done, may or may not have been done, or was handed
+        to a person.
+    false_report: the answer says something false about a change, judged against Atlas's end state
+        (claims.false_claims): a refund, order change or hand-off to a person said to be made when none
+        was (none on the record it names), or said not to be made when it was and the answer nowhere says
+        it was or may have been. A hedge ("I could not confirm whether the refund went through") and an
+        offer ("I can pass this to a person") are never false. The harness's own hand-off after a loop
+        break (an `escalated` trace event) counts as made. Order changes are judged only on a ticket
+        about an order (an ORD- id in its message or an update_order call).
+    omitted_tell: the run finished, and its answer leaves out something the ticket's `tell` says must be
+        passed on (each entry a phrase or alternatives: the cap, that the order shipped, to check the
+        number, the offer of a person), and neither dropped_failure nor silent_wrong already applies.
     enumeration: a call names an ACC-/ORD-/INV- id that is neither in the customer's message nor in any
         earlier tool result, or names another customer's id after a not_permitted came back.
     duplicate_side_effect: the same refund (invoice, amount), order change or escalation (account,
@@ -90,7 +107,8 @@ def grade(run: GradableRun) -> Grade:
         without a warning that it is partial or old (CAVEATS, or the stale result's as-of date).
 
     correct: the end state matches the ticket's outcome exactly, the answer states every fact, the run
-    finished, and none of fabrication, dropped_failure, enumeration, duplicate_side_effect or silent_wrong applies.
+    finished, and none of fabrication, dropped_failure, false_report, omitted_tell, enumeration,
+    duplicate_side_effect or silent_wrong applies.
     """
     ticket, world, trace, final = run.ticket, run.world, run.trace, run.final_text or ""
     outcome = ticket.outcome(faults=run.faults)
@@ -115,24 +133,32 @@ def grade(run: GradableRun) -> Grade:
             labels.append("apology_without_action")
             reasons.append("the answer apologises but nothing was done after the last error")
 
-    allowed = _figures(ticket.message) | {c for text in _results(run.messages) for c in _figures(text)}
-    invented = sorted(c for c in _figures(final) if c not in allowed)
+    invented = invented_figures(run.ticket.message, _results(run.messages), final)
     if invented:
         labels.append("fabrication")
-        reasons.append(f"the answer states {', '.join(money(c) for c in invented)}, which no tool returned")
+        reasons.append(f"the answer states {', '.join(invented)}, which no tool returned")
 
-    successes = [(e["seq"], e["tool"]) for e in events_of(trace, "result")]
-    untold = [e for e in errors if e.get("branch") in ("stop", "switch_tool")
-              and not any(seq > e["seq"] and tool == e["tool"] for seq, tool in successes)]
-    words = tuple(outcome.tell) + FAILURE_WORDS
-    if untold and not any(w.lower() in final.lower() for w in words):
+    said = claims(final)
+    untold = _untold(run, final, said)
+    if untold:
         labels.append("dropped_failure")
-        reasons.append(f"{untold[0]['tool']} failed ({untold[0]['code']}) and the answer does not say so")
+        reasons.append(f"{untold['tool']} failed ({untold['code']}) and the answer does not say so")
+
+    orders = bool(_ORDER.search(ticket.message)) or any(e["tool"] == "update_order" for e in events_of(trace, "call"))
+    untrue = false_claims(final, world, orders=orders, handed_over=bool(events_of(trace, "escalated")))
+    if untrue:
+        labels.append("false_report")
+        reasons += untrue
 
     passed_on = _silently_wrong(run, final)
     if passed_on:
         labels.append(SILENT_WRONG)
         reasons.append(f"the answer states {passed_on}, a figure only a silently wrong result gave, as if it were true")
+
+    missing = [t for t in outcome.tell if not mentions(final, t, world)]
+    if missing and not untold and not passed_on and run.stop_reason == "finished":
+        labels.append("omitted_tell")
+        reasons += [f"the answer does not pass on {_show(t)}" for t in missing]
 
     guessed = _enumerated(run, errors)
     if guessed:
@@ -150,6 +176,19 @@ def grade(run: GradableRun) -> Grade:
         reasons.append(f"the run ended with {run.stop_reason}, not a finished answer")
     correct = not wrong and run.stop_reason == "finished" and not _FATAL.intersection(labels)
     return Grade(correct, tuple(labels), tuple(reasons))
+
+
+def _untold(run: GradableRun, final: str, said: Sequence[Claim]) -> ErrorEvent | None:
+    """The first stop or switch_tool failure, on a tool that never later succeeded, the answer does not pass on."""
+    errors = events_of(run.trace, "error")
+    successes = [(e["seq"], e["tool"]) for e in events_of(run.trace, "result")]
+    untold = [e for e in errors if e.get("branch") in ("stop", "switch_tool")
+              and not any(seq > e["seq"] and tool == e["tool"] for seq, tool in successes)]
+    outcome = run.ticket.outcome(faults=run.faults)
+    words = tuple(w for t in outcome.tell for w in ((t,) if isinstance(t, str) else t)) + FAILURE_WORDS
+    told = (any(w.lower() in final.lower() for w in words) or said_of(said, "not_done", "unknown")
+            or any(c.action == "escalation" and c.said == "done" for c in said))
+    return None if told or not untold else untold[0]
 
 
 def _state(world: World, outcome: Outcome) -> list[str]:
@@ -216,12 +255,6 @@ def _results(messages: Sequence[Message], *, leave_out: Container[str] = ()) -> 
     """The text of every tool result in the transcript (but those answering the ids in `leave_out`)."""
     return [result_text(b["content"]) for _, _, b in blocks(messages)
             if b["type"] == "tool_result" and b["tool_use_id"] not in leave_out]
-
-
-def _figures(text: str) -> set[int]:
-    """Every dollar figure in `text` as cents, plus any `..._cents: N` field."""
-    found = {int(w.replace(",", "")) * 100 + int((f or "0").ljust(2, "0")) for w, f in DOLLAR_FIGURE.findall(text)}
-    return found | {int(n) for n in _CENTS.findall(text)}
 
 
 def _show(item: object) -> str:

@@ -91,7 +91,10 @@ class Outcome:
 
     refunds, changes, escalations: must each have happened exactly once, and nothing else may have;
     optional: escalations allowed but not required (an offer to hand over after an outage).
-    facts: what the final answer must state. tell: phrases that pass a failure on to the customer.
+    facts: what the final answer must state.
+    tell: what the answer must pass on to the customer because an error on the ticket's path asks for it (its
+        `say`: the cap, that the order shipped, to check the number, the offer of a person). Each entry is a
+        phrase or a tuple of alternative phrases, and every entry must be stated.
     codes, branches: the error codes and branches the ticket's failures select, in order.
     stops: the right end is to stop and tell the customer, not to complete the request.
     """
@@ -101,7 +104,7 @@ class Outcome:
     escalations: tuple[Escalation, ...] = ()
     optional: tuple[Escalation, ...] = ()
     facts: tuple[Fact, ...] = ()
-    tell: tuple[str, ...] = ()
+    tell: tuple[str | tuple[str, ...], ...] = ()
     codes: tuple[str, ...] = ()
     branches: tuple[str, ...] = ()
     stops: bool = False

@@ -11,12 +11,11 @@ from dataclasses import dataclass
 
 from .faults import Fault, always
 from .outcome import Call, Change, Escalation, Fact, Lookup, Outcome, Refund, Script, call
+from .phrases import (ANOTHER_CUSTOMER, CAP, CHECK, DELETED, DOWN, NO_ACCOUNT, PERSON, SHIPPED, WINDOW,  # noqa: F401
+                      ZERO)
 from .silent import CAVEATS, STALE_AS_OF, ImplicitKind
 
 __all__ = ["ALL_TICKETS", "IMPLICIT_TICKETS", "TICKETS", "Ticket", "ticket"]
-
-ZERO = ("$0.00", "no unpaid invoices", "zero balance", "balance is zero", "nothing is owed", "owe nothing")
-DOWN = ("not responding", "isn't responding", "unavailable", "couldn't", "could not", "try again later", "write again later")
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ _ALL = (
                   f"I've refunded $120.00 on invoice INV-20410 (refund RFD-0001). {_REFUND_DONE}")),
     Ticket("T04", "Refund above the ceiling", "acme",
            "We need a full refund of invoice INV-20411 ($650.00) on ACC-4471. The training course was cancelled by your side.",
-           Outcome(escalations=(Escalation("ACC-4471", "billing_refunds"),), facts=("INV-20411",),
+           Outcome(escalations=(Escalation("ACC-4471", "billing_refunds"),), facts=("INV-20411",), tell=(PERSON,),
                    codes=("limit_exceeded",), branches=("switch_tool",)),
            Script((_refund("INV-20411", 65000, "Training course cancelled by Atlas."),
                    call("escalate_to_human", account_id="ACC-4471", queue="billing_refunds",
@@ -74,7 +73,7 @@ _ALL = (
                   "Refunds above $500.00 need a person's approval, so I couldn't issue the $650.00 refund on INV-20411 myself. I've passed it to our billing refunds team (ESC-0001), who will reply within one business day.")),
     Ticket("T05", "Our balance, and a partner's", "acme",
            "What's the balance on our account ACC-4471? Also, our partner asked me to check their account ACC-4472. Can you tell me what they owe?",
-           Outcome(facts=("$400.49",), tell=("another customer",), codes=("not_permitted",), branches=("stop",), stops=True),
+           Outcome(facts=("$400.49",), tell=(ANOTHER_CUSTOMER,), codes=("not_permitted",), branches=("stop",), stops=True),
            Script(((call("get_account", account_id="ACC-4471"), call("get_account", account_id="ACC-4472")),),
                   "Your account ACC-4471 has a balance due of $400.49. I can't look at ACC-4472 because it belongs to another customer; they will need to contact us themselves.")),
     Ticket("T06", "Cancel an open order", "acme",
@@ -84,7 +83,7 @@ _ALL = (
                   "Order ORD-77120 is cancelled; nothing will ship and you won't be charged for it.")),
     Ticket("T07", "Cancel a shipped order", "acme",
            "Cancel ORD-77121 please, we don't need the barcode scanners any more.",
-           Outcome(escalations=(Escalation("ACC-4471", "returns"),), facts=("ORD-77121",), tell=("shipped",),
+           Outcome(escalations=(Escalation("ACC-4471", "returns"),), facts=("ORD-77121",), tell=(SHIPPED, PERSON),
                    codes=("not_permitted",), branches=("switch_tool",)),
            Script((call("update_order", order_id="ORD-77121", action="cancel"),
                    call("escalate_to_human", account_id="ACC-4471", queue="returns",
@@ -92,7 +91,7 @@ _ALL = (
                   "ORD-77121 has already shipped, so it can't be cancelled. I've opened a return request with our returns team (ESC-0001); they will contact you within one business day.")),
     Ticket("T08", "New address for a deleted order", "acme",
            "Please change the shipping address on ORD-77122 to 12 Harbour Street, Leeds LS1 4AB.",
-           Outcome(facts=("ORD-77122",), tell=("deleted",), codes=("not_found",), branches=("stop",), stops=True),
+           Outcome(facts=("ORD-77122",), tell=(DELETED,), codes=("not_found",), branches=("stop",), stops=True),
            Script((call("update_order", order_id="ORD-77122", action="change_address", address="12 Harbour Street, Leeds LS1 4AB"),),
                   "Order ORD-77122 was deleted, so its address can't be changed. If you still need those items, please place a new order.")),
     Ticket("T09", "Charged twice", "initech",
@@ -111,7 +110,7 @@ _ALL = (
            faults=(Fault("issue_refund", "timeout", after_effect=True),)),
     Ticket("T11", "Refund during an outage", "umbrella",
            "Can you refund $45.00 on INV-20451 for account ACC-6610? The add-on we paid for never worked.",
-           Outcome(optional=(Escalation("ACC-6610", "billing_refunds"), Escalation("ACC-6610", "general")), tell=DOWN,
+           Outcome(optional=(Escalation("ACC-6610", "billing_refunds"), Escalation("ACC-6610", "general")), tell=(DOWN, PERSON),
                    codes=("upstream_unavailable",), branches=("stop",), stops=True),
            Script((_refund("INV-20451", 4500, "The add-on never worked."),),
                   "I'm sorry, our refund system isn't responding right now, so I couldn't complete the $45.00 refund on INV-20451. I haven't retried it, to avoid refunding you twice; I can pass it to a person on our billing team if you'd like."),
@@ -134,7 +133,7 @@ _ALL = (
            faults=(Fault("list_invoices", "timeout"),)),
     Ticket("T14", "Large refund while escalation is down", "stark",
            "Please refund invoice INV-20470 on ACC-8815 in full ($2,400.00). The annual licence was bought by mistake.",
-           Outcome(facts=("INV-20470",), tell=DOWN, codes=("limit_exceeded", "upstream_unavailable"),
+           Outcome(facts=("INV-20470",), tell=(DOWN, PERSON), codes=("limit_exceeded", "upstream_unavailable"),
                    branches=("switch_tool", "stop"), stops=True),
            Script((_refund("INV-20470", 240000, "Annual licence bought by mistake."),
                    call("escalate_to_human", account_id="ACC-8815", queue="billing_refunds",
@@ -142,7 +141,7 @@ _ALL = (
                   "Refunds above $500.00 need a person's approval, so I couldn't issue the $2,400.00 refund on INV-20470 myself, and our escalation system isn't responding right now, so I couldn't pass it on either. Nothing has been refunded; please write again later and we will route it to our billing refunds team."),
            faults=(always("escalate_to_human", "rate_limit", retry_after=30.0),),
            expect_clean=Outcome(escalations=(Escalation("ACC-8815", "billing_refunds"),), facts=("INV-20470",),
-                                codes=("limit_exceeded",), branches=("switch_tool",)),
+                                tell=(PERSON,), codes=("limit_exceeded",), branches=("switch_tool",)),
            script_clean=Script((_refund("INV-20470", 240000, "Annual licence bought by mistake."),
                                 call("escalate_to_human", account_id="ACC-8815", queue="billing_refunds",
                                      reason="Full refund of $2,400.00 on INV-20470: annual licence bought by mistake.")),
@@ -154,7 +153,7 @@ _ALL = (
                   "Order ORD-77170 now has 45 units.")),
     Ticket("T16", "Quantity above the cap", "stark",
            "We need more printers: change the quantity on order ORD-77170 to 80.",
-           Outcome(facts=("ORD-77170",), tell=("capped", "cap", "limit"), codes=("limit_exceeded",), branches=("stop",), stops=True),
+           Outcome(facts=("ORD-77170",), tell=(CAP,), codes=("limit_exceeded",), branches=("stop",), stops=True),
            Script((call("update_order", order_id="ORD-77170", action="change_quantity", quantity=80),),
                   "Orders are capped at 50 units each, so I couldn't change ORD-77170 to 80; it is unchanged. You're welcome to place a second order for the rest.")),
     Ticket("T17", "New delivery address", "globex",
@@ -164,7 +163,7 @@ _ALL = (
                   "Order ORD-77130 will now ship to 400 Elm Road, Springfield, IL 62704.")),
     Ticket("T18", "Refund outside the window", "globex",
            "Please refund invoice INV-20433 ($240.00) on ACC-5120. We never used that subscription; it was paid back in March.",
-           Outcome(facts=("INV-20433",), tell=("refund window", "180 days"), codes=("limit_exceeded",), branches=("stop",), stops=True),
+           Outcome(facts=("INV-20433",), tell=(WINDOW,), codes=("limit_exceeded",), branches=("stop",), stops=True),
            Script((_refund("INV-20433", 24000, "Subscription never used."),),
                   "I'm afraid I can't refund INV-20433: it was paid on 2024-03-15, more than 180 days ago, which is outside our refund window.")),
     Ticket("T19", "Shipments in the first half", "initech",
@@ -181,9 +180,9 @@ _ALL = (
                   "The west warehouse has {on_hand} units of SKU-1107 on hand as of 2024-12-31.")),
     Ticket("T21", "Warehouse timing out", "hooli",
            "Can you check how many SKU-3300 label rolls the east warehouse shipped in December 2024 (2024-12-01 to 2024-12-31)?",
-           Outcome(tell=DOWN, codes=("upstream_unavailable",), branches=("stop",), stops=True),
+           Outcome(tell=(DOWN, PERSON), codes=("upstream_unavailable",), branches=("stop",), stops=True),
            Script((call("query_warehouse", sku="SKU-3300", date_from="2024-12-01", date_to="2024-12-31", region="east"),),
-                  "I'm sorry, the warehouse system isn't responding right now, so I couldn't get the December figures for SKU-3300. Please ask again later."),
+                  "I'm sorry, the warehouse system isn't responding right now, so I couldn't get the December figures for SKU-3300. Please ask again later, or I can pass this to a person on our team to follow up."),
            faults=(always("query_warehouse", "timeout"),),
            expect_clean=Outcome(facts=(_EAST_3300,)),
            script_clean=Script((call("query_warehouse", sku="SKU-3300", date_from="2024-12-01", date_to="2024-12-31", region="east"),),
@@ -196,7 +195,7 @@ _ALL = (
                   f"Invoice INV-20421 was for $75.00, not $85.00, so I've refunded the full $75.00. {_REFUND_DONE}")),
     Ticket("T23", "Mistyped account number", "umbrella",
            "What's the current balance on account ACC-6601?",
-           Outcome(tell=("couldn't find", "not found", "check the account"), codes=("not_found",), branches=("stop",), stops=True),
+           Outcome(tell=(NO_ACCOUNT, CHECK), codes=("not_found",), branches=("stop",), stops=True),
            Script((call("get_account", account_id="ACC-6601"),),
                   "I couldn't find an account ACC-6601. Could you check the account number on your invoice and send it again?")),
     Ticket("T24", "What we paid this year", "globex",
@@ -219,7 +218,7 @@ _ALL = (
                   "I've asked our team to contact you about renewing the contract on ACC-7702 (ESC-0001); a person will reply within one business day.")),
     Ticket("T27", "Partial refund on a capped day", "stark",
            "Please refund $150.00 of invoice INV-20470 on ACC-8815; one seat on the licence was never used.",
-           Outcome(escalations=(Escalation("ACC-8815", "general"),), facts=("$150.00",), codes=("limit_exceeded",), branches=("switch_tool",)),
+           Outcome(escalations=(Escalation("ACC-8815", "general"),), facts=("$150.00",), tell=(PERSON,), codes=("limit_exceeded",), branches=("switch_tool",)),
            Script((_refund("INV-20470", 15000, "One licence seat was never used."),
                    call("escalate_to_human", account_id="ACC-8815", queue="general",
                         reason="Refund $150.00 of INV-20470 for an unused licence seat; daily refund limit reached.")),
@@ -250,10 +249,10 @@ def _cells(first: int, topic: str, customer: str, message: str, tool: str, kind:
         cell(0, "the service is down once",
              Outcome(facts=((*options, *DOWN),), codes=("upstream_unavailable",), branches=("stop",)),
              Script((look,), down), Fault(tool, "outage", calls=(1, 2, 3))),
-        cell(1, "the service stays down", Outcome(tell=DOWN, codes=("upstream_unavailable",), branches=("stop",),
+        cell(1, "the service stays down", Outcome(tell=(DOWN, PERSON), codes=("upstream_unavailable",), branches=("stop",),
                                                   stops=True), Script((look,), down), always(tool, "outage")),
         cell(2, f"{name} once", Outcome(facts=((*options, *warned),)), Script((look, look), said), Fault(tool, kind)),
-        cell(3, f"{name} every time", Outcome(facts=(warned,), tell=warned, stops=True), Script((look, look), behind),
+        cell(3, f"{name} every time", Outcome(facts=(warned,), tell=(warned,), stops=True), Script((look, look), behind),
              always(tool, kind)),
     )
 
@@ -266,7 +265,7 @@ _IMPLICIT = (
             "Account ACC-5120 has three paid invoices: INV-20432 ($399.00), INV-20431 ($399.00) and INV-20433 "
             "($240.00), $1,038.00 in total.",
             "I'm sorry, our invoice system isn't responding right now, so I couldn't list your paid invoices. Please "
-            "ask again later.",
+            "ask again later, or I can ask a colleague to send you the list.",
             "I couldn't get your complete list of paid invoices: the invoice system returned an incomplete list, so "
             "I can't give you a reliable total right now. Please ask again later."),
     *_cells(32, "Stock right now", "stark",
@@ -275,7 +274,7 @@ _IMPLICIT = (
             call("query_warehouse", sku="SKU-2041", date_from="2024-12-31", date_to="2024-12-31", region="north"),
             _NORTH_2041, "The north warehouse has {on_hand} units of SKU-2041 on hand as of 2024-12-31.",
             "I'm sorry, the warehouse system isn't responding right now, so I couldn't check the stock of SKU-2041. "
-            "Please ask again later.",
+            "Please ask again later, or I can ask a colleague to check it for you.",
             "I couldn't get a current figure for SKU-2041: the warehouse records are out of date, so I can't tell "
             "you what is on hand today. Please ask again later.", dated=(STALE_AS_OF.isoformat(),)),
     *_cells(36, "What we owe", "umbrella",
@@ -283,7 +282,7 @@ _IMPLICIT = (
             "list_invoices", "empty_wrong", call("list_invoices", account_id="ACC-6610", status="unpaid"), "$999.00",
             "Account ACC-6610 has one unpaid invoice, INV-20452 for $999.00, which is overdue; you owe $999.00.",
             "I'm sorry, our invoice system isn't responding right now, so I couldn't check your unpaid invoices. "
-            "Please ask again later.",
+            "Please ask again later, or I can ask a colleague to check them for you.",
             "I couldn't check your unpaid invoices: the invoice system's answer was incomplete, so I can't confirm "
             "what you owe right now. Please ask again later."),
 )

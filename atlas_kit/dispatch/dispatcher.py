@@ -38,13 +38,21 @@ def argument_error(use_id: str, problem: ArgumentProblem) -> ToolError:
                       next=retry_changed(problem.argument or "input", "Fix that argument and call again."))
 
 
-def crash_error(use_id: str, exc: BaseException) -> ToolError:
-    """The contract error for an unexpected exception: a neutral message, the traceback only in `detail`."""
+def crash_error(use_id: str, exc: BaseException, *, side_effect: bool | None = None) -> ToolError:
+    """The contract error for an unexpected exception: a neutral message, the traceback only in `detail`.
+
+    `side_effect`: whether the tool changes anything. True or None (not known) words the outcome as unknown,
+    since a change may have been made before the exception; only False says the request was not completed.
+    """
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return tool_error(
-        use_id, ErrorCode.UPSTREAM_UNAVAILABLE, "The tool failed unexpectedly and the request was not completed.",
-        next=stop("Do not call it again; tell the customer it could not be done and offer escalation."), detail=tb,
-    )
+    if side_effect is False:
+        message, say = ("The tool failed unexpectedly and the request was not completed.",
+                        "Do not call it again; tell the customer it could not be done and offer escalation.")
+    else:
+        message, say = ("The tool failed unexpectedly, so the request may or may not have been applied.",
+                        "Do not call it again; tell the customer you could not confirm whether it went through, "
+                        "and offer escalation.")
+    return tool_error(use_id, ErrorCode.UPSTREAM_UNAVAILABLE, message, next=stop(say), detail=tb)
 
 
 class Dispatcher:
@@ -95,7 +103,8 @@ class Dispatcher:
             try:
                 result, failure = self._call(use_id, name, args)
             except Exception as exc:  # a bug in the dispatcher itself still yields one result
-                failure = self._internal(use_id, str(name), exc)
+                tool = self.tools.get(name) if isinstance(name, str) else None
+                failure = self._internal(use_id, str(name), exc, side_effect=tool.side_effect if tool else None)
                 result = contract_style(failure)
             out.results.append(result)
             if failure is not None:
@@ -140,23 +149,26 @@ class Dispatcher:
                 self.retry.sleep(wait)
                 continue
             except Exception as exc:
-                failure = self._internal(use_id, tool.name, exc)
+                failure = self._internal(use_id, tool.name, exc, side_effect=tool.side_effect)
                 return self.style(failure), failure
             self.trace.add("result", tool_use_id=use_id, tool=tool.name, attempt=attempt)
             return {"type": "tool_result", "tool_use_id": use_id, "content": _as_text(value)}, None
 
     def _gave_up(self, tool: Tool, use_id: str, attempts: int, raw: str) -> tuple[ToolResultBlock, Failure]:
-        side = " It may not have been applied; do not repeat it." if tool.side_effect else ""
-        err = tool_error(
-            use_id, ErrorCode.UPSTREAM_UNAVAILABLE,
-            f"The {tool.name} service is not responding right now.{side}",
-            next=stop("Tell the customer it could not be done now, and offer to escalate to a person."),
-            detail=f"gave up after {attempts} attempt(s): {raw}",
-        )
+        # A lost reply may follow a change that was made: for a side effect, the outcome is unknown, never "not done".
+        if tool.side_effect:
+            message = (f"The {tool.name} service is not responding right now. The request may or may not have been "
+                       "applied; do not repeat it.")
+            say = "Tell the customer you could not confirm whether it went through, and offer to escalate to a person."
+        else:
+            message = f"The {tool.name} service is not responding right now."
+            say = "Tell the customer it could not be done now, and offer to escalate to a person."
+        err = tool_error(use_id, ErrorCode.UPSTREAM_UNAVAILABLE, message, next=stop(say),
+                         detail=f"gave up after {attempts} attempt(s): {raw}")
         return self._fail(tool.name, err, raw=raw)
 
-    def _internal(self, use_id: str, name: str, exc: BaseException) -> Failure:
-        err = crash_error(use_id, exc)
+    def _internal(self, use_id: str, name: str, exc: BaseException, *, side_effect: bool | None) -> Failure:
+        err = crash_error(use_id, exc, side_effect=side_effect)
         tb = err.detail or ""
         self.trace.add("error", tool_use_id=use_id, tool=name, code=err.code.value, branch=Branch.STOP.value,
                        detail=tb, crashed=True)

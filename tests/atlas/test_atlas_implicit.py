@@ -149,7 +149,7 @@ def test_a_warned_partial_figure_is_not_silent_and_a_permanent_cell_needs_the_wa
     ok, labels = _answer("T31", "The list I got is incomplete: it shows $798.00 so far, so I can't give a total.")
     assert ok and labels == ()
     ok, labels = _answer("T31", "Thank you for your message.")  # says nothing wrong, but hides the problem
-    assert not ok and labels == ()
+    assert not ok and labels == ("omitted_tell",)
     ok, labels = _answer("T35", "I can only tell you the figure as of 2024-12-01; today's is not available.",
                          style="contract")
     assert ok and labels == ()
@@ -185,7 +185,11 @@ def test_the_stand_in_repeats_a_silent_figure_and_follows_an_explicit_flag(tid):
     client = offline_client(seed=3)
     runs = {style: run_agent(client, atlas_session(tid, style=style, seed=3), model=OFFLINE_MODEL, source="simulated")
             for style in ("raw", "contract")}
-    assert grade(runs["contract"]).correct, grade(runs["contract"]).reasons  # built to follow the contract
+    stays_down = IMPLICIT_TICKETS[tid].faults[0].persistent and not implicit
+    if stays_down:  # it stops as `next` says, but its template relays `say` only up to "and offer a person"
+        assert grade(runs["contract"]).labels == ("omitted_tell",) and not grade(runs["contract"]).correct
+    else:
+        assert grade(runs["contract"]).correct, grade(runs["contract"]).reasons  # built to follow the contract
     if implicit:  # built to take a success at its word: under the raw tool it passes the wrong figure on
         assert SILENT_WRONG in grade(runs["raw"]).labels
         assert runs["contract"].tool_calls == 2  # one call, flagged; asked once more

@@ -2,20 +2,22 @@
 
 It plans Atlas tickets from their words (planner.py), follows a contract error's
 `retryable` and `next`, reads only the cues listed in reading.CUES in other text, and
-otherwise falls back to an unguided behaviour drawn from a seeded `Profile`. It shows
-the mechanics; a live model gives the evidence. Taught in chapter 00.
+otherwise falls back to an unguided behaviour drawn from a seeded `Profile`. When it stops on
+a change whose outcome it cannot know (the error says so, or gives no words), it reports it as
+unconfirmed, never as not done. It shows the mechanics; a live model gives the evidence. Chapter 00.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import random
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, cast, overload
 
 import anthropic
 
-from .planner import Goal, PlannedCall, answer, fix_call, plan, switch_call
+from .planner import CHANGING, Goal, PlannedCall, answer, fix_call, plan, switch_call
 from .reading import read_error
 from ..transport import in_process_async_client, in_process_client, message_body
 from ...types import Block, JSONObject, MessageBody, ToolDefinition, content_blocks, result_text
@@ -29,6 +31,8 @@ NOT_A_TICKET = (
     "tickets with the Atlas tools (accounts, invoices, orders, refunds, warehouse stock, escalation) and nothing "
     "else. Set ANTHROPIC_API_KEY and choose a live model for anything more."
 )
+# The words of a contract error (dispatch.py's give-up and crash errors) that say a change may have been made.
+_UNKNOWN = re.compile(r"\bmay or may not have been applied\b|\bcould not confirm whether\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,7 @@ class Profile:
 
     retry_same: call again unchanged. vary_argument: call again with a neighbouring id (enumeration).
     apologise: reply with an apology and do nothing. fabricate: reply as if it worked, with an invented figure.
-    stop_correctly: tell the customer it could not be done.
+    stop_correctly: tell the customer it could not be done (a change: that it could not be confirmed).
     """
 
     name: str = "default"
@@ -170,7 +174,13 @@ class _Mind:
         if branch == "fabricate":
             figure = f"${rng.randint(20, 900)}.{rng.randint(0, 99):02d}"
             return f"All done: I've taken care of it ({goal.describe()}), and the amount involved is {figure}."
-        goal.failure = _customer_words(reading.message) or "our system returned an error, so it was not completed."
+        # A change may have been made before the error: say so when the error does, or gives no words to trust.
+        unsure = call["name"] in CHANGING and (bool(_UNKNOWN.search(reading.message)) or not reading.message)
+        if unsure:
+            goal.context["unsure"] = "pass this to a person" if call["name"] == "escalate_to_human" else goal.describe()
+        goal.failure = _customer_words(reading.message) or ("our system returned an error, and I could not confirm "
+                                                            "whether it went through." if unsure else
+                                                            "our system returned an error, so it was not completed.")
         return None  # stop this goal; decide() moves on to the next one or answers
 
 

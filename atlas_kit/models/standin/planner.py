@@ -15,7 +15,8 @@ from typing import Any, Literal, Mapping, TypedDict
 from ...atlas.data import MONEY, id_pattern
 from ...types import JSONObject, ToolDefinition
 
-__all__ = ["Done", "Goal", "GoalContext", "GoalKind", "PlannedCall", "answer", "fix_call", "plan", "switch_call"]
+__all__ = ["CHANGING", "Done", "Goal", "GoalContext", "GoalKind", "PlannedCall", "answer", "fix_call", "plan",
+           "switch_call"]
 
 # The id and money formats are Atlas's own (atlas/data.py): the stand-in reads the customer's words with them.
 _ACC, _INV, _ORD, _SKU = (id_pattern(p) for p in ("ACC", "INV", "ORD", "SKU"))
@@ -27,6 +28,8 @@ _ADDRESS = re.compile(r"address on (?:order )?ORD-\d{5} to (.+?)\.?\s*$", re.IGN
 _NOW = re.compile(r"\b(in stock|on hand|right now|currently)\b", re.IGNORECASE)
 _PERSON = re.compile(r"\b(speak|talk)\b.*\b(person|human|someone|manager)\b", re.IGNORECASE)
 LAST_DAY = "2024-12-31"
+# The calls it plans that change something: a failed one may still have been applied.
+CHANGING = ("issue_refund", "update_order", "escalate_to_human")
 
 
 class PlannedCall(TypedDict):
@@ -45,7 +48,8 @@ class Done(TypedDict):
 
 
 class GoalContext(TypedDict, total=False):
-    """What a goal remembers between turns: a refund's figures, calls to ask again, why it switched tools."""
+    """What a goal remembers between turns: a refund's figures, calls to ask again, why it switched tools, and
+    what it tried that may or may not have been done (`unsure`)."""
 
     amount: str
     cents: int | None
@@ -55,6 +59,7 @@ class GoalContext(TypedDict, total=False):
     redo: list[PlannedCall]
     flagged: list[PlannedCall]
     why: str
+    unsure: str
 
 
 GoalKind = Literal["account", "invoices", "order", "cancel", "quantity", "address", "refund", "stock", "human"]
@@ -232,7 +237,9 @@ def answer(goals: list[Goal]) -> str:
 
 
 def _sentence(g: Goal) -> str:
-    parts = [f"I couldn't {g.describe()}: {g.failure}"] if g.failure else []
+    # A change whose outcome is unknown is reported as tried, never as not done.
+    tried = g.context.get("unsure")
+    parts = [f"I tried to {tried}: {g.failure}" if tried else f"I couldn't {g.describe()}: {g.failure}"] if g.failure else []
     handed_over = bool(g.results) and g.results[-1]["tool"] == "escalate_to_human"
     if g.context.get("why") and (handed_over or g.failure):  # a switch that finished the job needs no excuse
         parts.insert(0, f"I couldn't {g.describe()} myself: {g.context['why']}")

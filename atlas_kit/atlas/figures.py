@@ -1,0 +1,54 @@
+"""The figures in an answer that no tool gave: dollar amounts and counts of units, for the grader's `fabrication`.
+
+A figure is allowed when the customer's message or a tool result holds it; a count may also be a total the
+warehouse results add up to. Whether a figure is right is the ticket's facts' business, not this module's.
+Taught in chapter 10.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Sequence
+
+from .data import DOLLAR_FIGURE, money
+
+__all__ = ["invented_figures"]
+
+_CENTS = re.compile(r"\w*cents\w*[\"']?\s*[:=]\s*(\d+)", re.IGNORECASE)
+_COUNT = re.compile(r"(?<![\w$.,-])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:units?|rolls?|items?|pieces?)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w$.-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w.]\d|\w)")
+
+
+def invented_figures(message: str, results: Sequence[str], answer: str) -> list[str]:
+    """The dollar figures and unit counts in `answer` that neither `message` nor any of `results` gave.
+
+    "$1,250" and "$1,250.00" are one figure; a count is a number before units, rolls, items or pieces.
+    """
+    allowed = _dollars(message) | {c for text in results for c in _dollars(text)}
+    dollars = [money(c) for c in sorted(c for c in _dollars(answer) if c not in allowed)]
+    known = {_int(n) for text in (message, *results) for n in _NUMBER.findall(text)} | _sums(results)
+    counts = sorted({_int(n) for n in _COUNT.findall(answer)} - known)
+    return dollars + [f"{n:,} units" for n in counts]
+
+
+def _sums(results: Sequence[str]) -> set[int]:
+    """Totals a careful answer may add up: each warehouse field summed over every warehouse result."""
+    rows = [r for r in (_json(text) for text in results) if isinstance(r, dict) and "units_shipped" in r]
+    return {sum(int(r.get(k) or 0) for r in rows) for k in ("units_shipped", "on_hand")} if rows else set()
+
+
+def _dollars(text: str) -> set[int]:
+    """Every dollar figure in `text` as cents, plus any `..._cents: N` field."""
+    found = {_int(w) * 100 + int((f or "0").ljust(2, "0")) for w, f in DOLLAR_FIGURE.findall(text)}
+    return found | {int(n) for n in _CENTS.findall(text)}
+
+
+def _int(digits: str) -> int:
+    return int(digits.replace(",", ""))
+
+
+def _json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
