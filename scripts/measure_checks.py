@@ -39,6 +39,7 @@ class Answer(TypedDict, total=False):
     expect: Literal["right", "wrong"]
     kind: Kind
     why: str
+    known: str  # a wrong answer the checks are known to accept, and why
     code: str
     message: str
     say: str
