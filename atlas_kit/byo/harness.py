@@ -27,7 +27,7 @@ from ..pricing import Estimate
 from ..results import Condition
 from ..types import JSONObject, Record, Source, ToolDefinition, content_blocks
 from ..trace import Trace
-from .probe import results_of
+from .probe import answerable, results_of
 
 __all__ = ["DispatchFunction", "ToolFunction", "YourDispatcher", "compare", "tool_functions", "your_session"]
 
@@ -95,7 +95,10 @@ class YourDispatcher:
     def dispatch(self, content: Iterable[object]) -> DispatchResult:
         """Hand the blocks to your dispatch function, trace what it did, and report a repeat it names."""
         blocks: list[JSONObject] = copy.deepcopy([dict(b) for b in content_blocks(content)])
-        uses = [b for b in blocks if b.get("type") == "tool_use"]
+        uses = answerable(blocks)  # a repeated id is answered once, for its first block (chapter 10)
+        for b in blocks:
+            if b.get("type") == "tool_use" and not any(b is u for u in uses):
+                self.trace.add("unanswerable_block", tool_use_id=repr(b.get("id"))[:80])
         for b in uses:
             self.trace.add("call", tool_use_id=b["id"], tool=b["name"] if b["name"] in self.tools else "<unknown>",
                            args=canonical_args(b.get("input"))[:2000])

@@ -23,14 +23,17 @@ def _takes(fn: Callable[..., Any], n: int) -> bool:
 
 
 @exercise("13.1", "Your own dispatcher",
-          right="One result per id in order, contract errors with nothing echoed or leaked, transients retried "
+          right="One result per id in order (a repeated id answered once and not run), contract errors with nothing "
+                "echoed or leaked, transients retried "
                 "with one key per tool_use, and a breaker on the repeated (tool, arguments, code) triple.",
           hints=("Answer one block at a time with a helper that returns (result, error code or None), and catch "
                  "ToolFailure, then Transient and TimeoutError, then any other Exception, each separately.",
                  "Build every error with tool_error(block['id'], code, message, next=...).block(): pass on a "
                  "ToolFailure's code, message and next; for the rest write your own words, never str(exc).",
                  "Retry Transient and TimeoutError up to 3 times with key=block['id']; then keep "
-                 "(name, json.dumps(input, sort_keys=True), code) in seen and return the first triple already there."),
+                 "(name, json.dumps(input, sort_keys=True), code) in seen and return the first triple already there.",
+                 "Keep the ids this message has already had answered: a tool_use whose id repeats one gets no second "
+                 "result, and its tool is not run (chapter 10, section 2)."),
           judges=("structure", "forbidden"))
 def _check_dispatch(fn: Any) -> str | Finding | None:
     """Structure: the five structural properties of probe.CASES (byo.properties), one result per id among them.
