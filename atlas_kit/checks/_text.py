@@ -75,7 +75,7 @@ _SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 
 def internals(text: str, *, raw: str = "", names: Iterable[str] = ()) -> str | None:
     """What in `text` is for the trace: errors.py's internals and keys, a constant, a class or dotted name, an
-    identifier that is not one of `names` (the arguments and tools the reader may be told), or three words of `raw`."""
+    identifier that is not one of `names` (the arguments and tools the reader may be told), or a run of `raw`."""
     allowed = set(names)
     found = _INTERNALS.search(text)
     if found:
