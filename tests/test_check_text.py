@@ -44,7 +44,9 @@ def test_a_success_claim_is_found(words):
 
 @pytest.mark.parametrize("text", ["The refund was not issued.", "No refund was issued.", "Nothing was done.",
                                   "Refunds are issued only within 180 days.", "The invoice was paid in March.",
-                                  "Order ORD-77120 is open and has not shipped.", "The request was not completed."])
+                                  "Order ORD-77120 is open and has not shipped.", "The request was not completed.",
+                                  "Order ORD-77121 has already shipped, so it can no longer be changed here.",
+                                  "It may not have been applied; do not repeat it."])
 def test_facts_and_refusals_are_not_success_claims(text):
     assert claims_success(text) is None
 
@@ -88,6 +90,26 @@ def test_judge_failure_decides_by_the_branch_and_the_code():
     assert found is not None and "not_found is not retryable" in found.text
     assert judge_failure(("Then call issue_refund again on the right invoice.",), code=ErrorCode.NOT_FOUND, next=switch,
                          failed="issue_refund") is None
+
+
+def test_atlas_own_sixteen_contract_messages_pass_every_rule():
+    import json
+
+    from atlas_kit.atlas import TOOL_NAMES, catalogue
+    from atlas_kit.atlas.styles import CASES
+    from atlas_kit.checks._shared import atlas_names
+    from atlas_kit.errors import Branch, Next
+
+    failed = {case.name: case.tool for case in CASES}
+    rows = catalogue(seed=0)
+    for row in rows:
+        body = json.loads(row.contract)
+        nxt = body.get("next")
+        said = Next(Branch(nxt["branch"]), nxt["say"], nxt.get("tool"), nxt.get("argument")) if nxt else None
+        found = judge_failure((body["message"], nxt["say"] if nxt else ""), code=ErrorCode(body["error"]), next=said,
+                              tools=TOOL_NAMES, failed=failed[row.case], names=atlas_names())
+        assert found is None, (row.case, found)
+    assert len(rows) == 16
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

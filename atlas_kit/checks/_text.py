@@ -75,7 +75,11 @@ _SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 
 def internals(text: str, *, raw: str = "", names: Iterable[str] = ()) -> str | None:
     """What in `text` is for the trace: errors.py's internals and keys, a constant, a class or dotted name, an
-    identifier that is not one of `names` (the arguments and tools the reader may be told), or a run of `raw`."""
+    identifier that is not one of `names` (the arguments and tools the reader may be told), or a run of `raw`.
+
+    raw: a library's text whose runs of words are its jargon (a database driver's message). Plain-English raw text
+    shares pairs with good messages ('refund window'), so leave it out there.
+    """
     allowed = set(names)
     found = _INTERNALS.search(text)
     if found:
@@ -91,14 +95,15 @@ def internals(text: str, *, raw: str = "", names: Iterable[str] = ()) -> str | N
     return _runs_of(raw, text)
 
 
+_WORD = re.compile(r"[A-Za-z]+(?:_[A-Za-z]+)*")
 _PLAIN = {"with", "that", "this", "from", "than", "when", "what", "which", "have", "been", "were", "does", "more", "into",
           "over", "only", "same", "then", "there", "their", "your", "will", "would", "could", "should", "after"}
 
 
 def _runs_of(raw: str, text: str) -> str | None:
     """Three words of `raw` in a row, or two long words that are not plain English glue ('statement timeout')."""
-    words = [w.lower() for w in re.findall(r"[A-Za-z]+", raw)]
-    said = " " + " ".join(re.findall(r"[A-Za-z]+", text)).lower() + " "
+    words = [w.lower() for w in _WORD.findall(raw)]  # an identifier is one word: query_warehouse is not "query warehouse"
+    said = " " + " ".join(_WORD.findall(text)).lower() + " "
     runs = [words[i:i + 3] for i in range(len(words) - 2)]
     runs += [pair for pair in (words[i:i + 2] for i in range(len(words) - 1))
              if all(len(w) >= 4 and w not in _PLAIN for w in pair)]
@@ -154,16 +159,19 @@ def _invites_same_call(text: str) -> str | None:
     return None
 
 
-_DONE_BY = r"(?:\s+(?:now|already|successfully|just|fully))?"
+# "already" marks a state that explains a refusal ("it has already shipped"), not a claim that the action was done;
+# a negation or a "may" between the subject and the verb ("it may not have been applied") is no claim either.
+_DONE_BY = r"(?:\s+(?:now|successfully|just|fully))?"
+_GAP = r"(?:\s+(?!(?:not|never|no|may|might|could|would|should|cannot|can't|won't)\b)\S+){0,4}?"
 _SUCCESS = re.compile(
     r"\b(?:refunds?|requests?|credits?|changes?|escalations?|orders?|shipments?|query|queries|calls?|actions?|it|this|"
-    rf"that|everything)\b(?:\s+\S+){{0,4}}?\s+(?:was|were|has\s+been|have\s+been|had\s+been|is\s+now|are\s+now|got){_DONE_BY}\s+"
+    rf"that|everything)\b{_GAP}\s+(?:was|were|has\s+been|have\s+been|had\s+been|is\s+now|are\s+now|got){_DONE_BY}\s+"
     r"(?:processed|completed|approved|applied|done|granted|fulfilled|finished|carried\s+out|put\s+through)\b|"
-    rf"\b(?:refunds?|credits?)\b(?:\s+\S+){{0,4}}?\s+(?:was|were|has\s+been|have\s+been|is\s+now){_DONE_BY}\s+issued\b|"
+    rf"\b(?:refunds?|credits?)\b{_GAP}\s+(?:was|were|has\s+been|have\s+been|is\s+now){_DONE_BY}\s+issued\b|"
     rf"\b(?:was|were|has\s+been|have\s+been|had\s+been|is\s+now|are\s+now){_DONE_BY}\s+(?:refunded|credited|escalated|updated)\b|"
     rf"\b(?:has|have|was|were|has\s+been|have\s+been){_DONE_BY}\s+shipped\b|\bis\s+on\s+(?:its|the)\s+way\b|"
     r"\b(?:went|has\s+gone|have\s+gone)\s+through\b|\bsucceeded\b|\bsuccessful(?:ly)?\b|\ball\s+done\b|"
-    r"\b(?:I|we)(?:'ve|\s+have)?(?:\s+(?:just|now|already))?\s+(?:refunded|processed|issued|applied|credited|completed|"
+    r"\b(?:I|we)(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:refunded|processed|issued|applied|credited|completed|"
     r"approved|updated|escalated)\b|\b(?:it|this|that|everything)(?:'s|\s+is|\s+was|\s+has\s+been)\s+(?:all\s+)?"
     r"(?:done|sorted|complete|completed|finished)\b",
     re.IGNORECASE)
