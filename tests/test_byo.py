@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from atlas_kit import Bounds, Dispatcher, RetryPolicy, Tool, ToolFailure, run_agent
 from atlas_kit.atlas import Fault, atlas_session, call, grade, play
-from atlas_kit.course.byo import PROPERTIES, YourDispatcher, audit, compare, first_violation, render, tool_functions, your_session
+from atlas_kit.course.byo import (PROPERTIES, YourDispatcher, audit, compare, first_violation, render,
+    tool_functions, your_session)
 from atlas_kit.course.byo.probe import CASES, KINDS, RUNAWAY, Probe, Runaway, run
 from atlas_kit.course.byo.properties import JUDGES, UNJUDGED
 from atlas_kit.experiments.guard import SweepRefused
@@ -72,7 +73,9 @@ def conversations(draw):
                 continue
             n += 1
             args = draw(st.dictionaries(st.sampled_from(["invoice_id", "sku", "note", "page"]), VALUES, max_size=3))
-            blocks.append({"type": "tool_use", "id": f"toolu_{n:02d}", "name": draw(NAMES), "input": args})
+            again = n > 1 and draw(st.integers(0, 5)) == 0  # now and then an id the message already used
+            blocks.append({"type": "tool_use", "id": f"toolu_{n - 1 if again else n:02d}", "name": draw(NAMES),
+                           "input": args})
         turns.append(tuple(blocks))
     return tuple(turns)
 
@@ -164,6 +167,25 @@ def test_a_malformed_return_is_refused_with_what_to_do():
         d.dispatch([{"type": "tool_use", "id": "t1", "name": "get_account", "input": {"account_id": "ACC-4471"}}])
     with pytest.raises(TypeError, match="dispatch function itself"):
         YourDispatcher("dispatch", [])
+
+
+def test_a_repeated_id_is_answered_once_and_not_run_as_the_library_does():
+    blocks = [{"type": "tool_use", "id": "t1", "name": "get_account", "input": {"account_id": "ACC-4471"}},
+              {"type": "tool_use", "id": "t1", "name": "get_account", "input": {"account_id": "ACC-4472"}}]
+    library_out = atlas_session("T01").dispatcher.dispatch(blocks)
+    mine = YourDispatcher(dispatch, atlas_session("T01").dispatcher.tools.values())
+    out = mine.dispatch(blocks)
+    assert [r["tool_use_id"] for r in out.results] == [r["tool_use_id"] for r in library_out.results] == ["t1"]
+    assert not out.results[0].get("is_error")  # the first block's answer: acme's own account
+    assert len(mine.trace.of_kind("unanswerable_block")) == 1 and len(mine.trace.of_kind("call")) == 1
+
+    def twice(content, tools, seen):
+        return [dispatch([b], tools, set())[0][0] for b in content if b["type"] == "tool_use"], None
+
+    with pytest.raises(ValueError, match="one tool_result per id"):
+        YourDispatcher(twice, atlas_session("T01").dispatcher.tools.values()).dispatch(blocks)
+    verdict = first_violation(twice)
+    assert verdict is not None and verdict.prop == "one result per id, in order" and "twice" in verdict.problem
 
 
 _STUCK = call("query_warehouse", sku="SKU-3300", date_from="2024-12-01", date_to="2024-12-31", region="east")

@@ -109,14 +109,18 @@ WRONG = [
      "cannot succeed"),
     ("01.1", _err("invalid_argument", WAREHOUSE_MSG), "has no next"),
     ("01.1", _err("invalid_argument", "QueryCanceled: add region (north, south, east or west).",
-                  next=retry_changed("region", "Add region.")), "driver's words"),
+                  next=retry_changed("region", "Add region.")), "Forbidden: the text carries 'QueryCanceled'"),
+    ("01.1", _err("invalid_argument", "Canceling statement due to statement timeout; add a region filter.",
+                  next=retry_changed("region", "Add region.")), "carries 'canceling statement due'"),
+    ("01.1", _err("invalid_argument", "The range 2024-01-01 to 2024-06-30 scans more rows than allowed; add region.",
+                  next=retry_changed("region", "Add region.")), "Forbidden: the text repeats '2024-01-01'"),
+    ("01.1", _err("invalid_argument", "The query was completed, but it scans too many rows; add region next time.",
+                  next=retry_changed("region", "Add region.")), "Contradiction: the text says 'query was completed'"),
+    ("01.1", _err("invalid_argument", "This query is too broad for the warehouse; call list_invoices for the figures.",
+                  next=retry_changed("region", "Add region.")), "Contradiction: the text names list_invoices"),
     ("01.1", _err("invalid_argument", WAREHOUSE_MSG, next=retry_changed("regions", "Add regions.")), "does not take"),
-    ("01.1", _err("invalid_argument", "This query is too broad; narrow it down and call again.",
-                  next=retry_changed("region", "Add region.")), "the message does not"),
     ("01.1", _err("invalid_argument", "This query covers too many rows; ask about another product.",
                   next=retry_changed("sku", "Change the SKU.")), "asks a different question"),
-    ("01.1", _err("invalid_argument", "Add region (north, south, east or west) and call once per region.",
-                  next=retry_changed("region", "Call once per region.")), "not the constraint"),
     # 01.2: count recovery by hand
     ("01.2", recovery_counts([]), "pass the function itself"),
     ("01.2", counts_every_episode, "only those where a tool error reached"),
@@ -134,7 +138,13 @@ WRONG = [
     ("02.2", stop("Tell the customer the invoice was not found."), "never refunded"),
     ("02.2", switch_tool("escalate_to_human", "Escalate to billing_refunds."), "a person is not needed"),
     ("02.2", switch_tool("get_account", "Look up the account."), "not the invoices"),
-    ("02.2", switch_tool("list_invoices", "Find INV-20417 in the list."), "repeats the invoice id"),
+    ("02.2", switch_tool("list_invoices", "Find INV-20417 in the list."), "Forbidden: say repeats 'INV-20417'"),
+    ("02.2", switch_tool("list_invoices", "Tell the customer the duplicate charge was refunded."),
+     "Contradiction: say says 'was refunded'"),
+    ("02.2", switch_tool("list_invoices", "Call escalate_to_human so a person can find the charge."),
+     "Contradiction: say names escalate_to_human, but next names list_invoices"),
+    ("02.2", switch_tool("list_invoices", "Call issue_refund again with the same invoice_id."),
+     "not_found is not retryable"),
     ("02.2", Next(Branch.RETRY_CHANGED, "Try another invoice id.", argument="invoice_id"), "contradicts not_found"),
     ("02.2", switch_tool("find_invoice", "Find the invoice."), "which Atlas does not have"),
     ("02.2", "switch_tool list_invoices", "build a Next"),
@@ -145,30 +155,42 @@ WRONG = [
                   detail="paid_at=2024-03-15"), "must not retry"),
     ("03.1", _err("limit_exceeded", WINDOW_MSG, next=stop("Tell the customer.")), "detail is empty"),
     ("03.1", _err("limit_exceeded", "Refunds are limited by REFUND_WINDOW_DAYS=180, and this invoice is older.",
-                  next=stop("Tell the customer."), detail="paid_at=2024-03-15"), "names internals"),
-    ("03.1", _err("limit_exceeded", "This invoice can no longer be refunded here.", next=stop("Tell the customer it is too old."),
-                  detail="paid_at=2024-03-15"), "does not say why"),
-    ("03.1", _err("limit_exceeded", "This invoice is too old to refund here.", next=stop("Tell the customer."),
-                  detail="paid_at=2024-03-15"), "does not say why"),
+                  next=stop("Tell the customer."), detail="paid_at=2024-03-15"), "Forbidden: the words name 'REFUND_WINDOW_DAYS'"),
+    ("03.1", _err("limit_exceeded", "This invoice's paid_at is more than 180 days ago, so it cannot be refunded.",
+                  next=stop("Tell the customer."), detail="paid_at=2024-03-15"), "an internal name"),
+    ("03.1", _err("limit_exceeded", WINDOW_MSG, next=stop("Retry later."), detail="paid_at=2024-03-15"),
+     "Contradiction: the text invites another attempt ('Retry'), but next is stop"),
+    ("03.1", _err("limit_exceeded", "The refund of $240.00 was issued, although the invoice is outside the window.",
+                  next=stop("Tell the customer it is done."), detail="paid_at=2024-03-15"), "Contradiction: the text says"),
+    ("03.1", _err("limit_exceeded", "Outside the 180-day refund window; call escalate_to_human for an exception.",
+                  next=stop("Tell the customer."), detail="paid_at=2024-03-15"), "names escalate_to_human, but next names no tool"),
+    ("03.1", _err("limit_exceeded", "The refund window for this invoice has closed; try a smaller amount.",
+                  next=stop("Tell the customer."), detail="paid_at=2024-03-15"), "invites another attempt ('try a smaller amount')"),
     ("03.1", _err("limit_exceeded", WINDOW_MSG, next=switch_tool("escalate_to_human", "Escalate to billing_refunds."),
                   detail="paid_at=2024-03-15"), "an escalation is a real change"),
     # 03.2: adopt the article's rate limit
     ("03.2", ARTICLE_03_2, "build it with tool_error"),
     ("03.2", ADOPTED, "still the article's"),
     ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is rate limited; wait a moment and call again.",
-                        next=ADOPTED.next), "wait or a retry"),
-    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The invoices service is busy right now.", next=ADOPTED.next),
-     "selects no branch"),
+                        next=ADOPTED.next), "Contradiction: the text invites another attempt ('wait')"),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "Tell the customer the refund of $650.00 was issued.",
+                        next=ADOPTED.next), "Contradiction: the text says 'refund of $650.00 was issued'"),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service was slow but the request went through.",
+                        next=ADOPTED.next), "but the call failed"),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "Billing is busy; call escalate_to_human to finish it.",
+                        next=ADOPTED.next), "names escalate_to_human"),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is busy. Tell the customer.",
+                        next=stop("Retry after 4 seconds.")), "invites another attempt ('Retry')"),
     ("03.2", tool_error("toolu_07", "invalid_argument", "The service is busy. Do not call it again.",
                         next=retry_changed("account_id", "Tell the customer.")), "Code invalid_argument"),
     ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is busy. Do not call it again."),
      "Keep next on stop"),
     ("03.2", tool_error("toolu_07", "upstream_unavailable", "Billing is busy; try again in a few seconds.",
-                        next=ADOPTED.next), "wait or a retry"),
+                        next=ADOPTED.next), "invites another attempt"),
     ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is not answering, retry in a minute.",
-                        next=ADOPTED.next), "wait or a retry"),
+                        next=ADOPTED.next), "invites another attempt"),
     ("03.2", tool_error("toolu_07", "upstream_unavailable", "The service is not responding so call it again later.",
-                        next=ADOPTED.next), "wait or a retry"),
+                        next=ADOPTED.next), "invites another attempt"),
 ]
 
 # --- correct answers in other words: the checks judge the idea, not the solution's wording ------------------
@@ -183,6 +205,10 @@ CORRECT = [
                   next=retry_changed("region", "Query each region and add them."))),
     ("01.1", _err("invalid_argument", "This query scans more rows than the warehouse allows. Add region (north, south, "
                   "east or west) or narrow date_from and date_to.", next=retry_changed("region", "Add region."))),
+    ("01.1", _err("invalid_argument", "Ask for a shorter date range (date_from later) and call query_warehouse again.",
+                  next=retry_changed("date_from", "Move date_from later."))),  # issue 27: the old check refused it
+    ("01.1", _err("invalid_argument", "Six months across every region is more than one query may scan. Split it: one "
+                  "call per region.", next=retry_changed("region", "Query each region separately and sum them."))),
     # 02.2: any words, as long as the switch goes to the tool that finds the charge
     ("02.2", switch_tool("list_invoices", "List the account's invoices, find the duplicate charge and refund that one.")),
     ("02.2", switch_tool("list_invoices", "Find the right invoice first.")),
@@ -193,6 +219,8 @@ CORRECT = [
                   next=stop("Tell the customer the refund period has ended."), detail="paid_at=2024-03-15")),
     ("03.1", _err("limit_exceeded", "This invoice cannot be refunded any more.",
                   next=stop("Tell the customer the 180-day refund window has passed."), detail="REFUND_WINDOW_DAYS=180")),
+    ("03.1", _err("limit_exceeded", "Refunds are issued only within 180 days of payment; this invoice was paid in March, "
+                  "so it is too late.", next=stop("Tell the customer it is too late."), detail="paid_at=2024-03-15")),
     # 03.2: any action instead of a retry, including the issue's "stop here and inform the customer"
     ("03.2", tool_error("toolu_07", "upstream_unavailable", "The billing service is rate limiting requests. "
                         "Stop here and inform the customer.", next=ADOPTED.next)),
@@ -204,6 +232,28 @@ CORRECT = [
                         next=ADOPTED.next)),
     ("03.2", tool_error("toolu_07", "upstream_unavailable", "Billing is overloaded; do not wait or retry, and say the "
                         "request was not completed.", next=ADOPTED.next)),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "Too many requests reached billing and this one was turned "
+                        "away. Retrying will not help; explain that to the customer.", next=ADOPTED.next)),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The invoice service is over its quota. Nothing was done, "
+                        "and there is no point in retrying.", next=ADOPTED.next)),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "Billing turned the request away because it is too busy. "
+                        "Hand the conversation back to the customer: nothing was changed.", next=ADOPTED.next)),
+]
+
+
+# --- wrong in an idea no rule can decide: the check passes the structure, says it did not judge, shows the reference --
+
+NOT_JUDGED = [
+    ("01.1", _err("invalid_argument", "This query is too broad; narrow it down and call again.",
+                  next=retry_changed("region", "Add region."))),  # no argument named in the words
+    ("01.1", _err("invalid_argument", "Add region (north, south, east or west) and call once per region.",
+                  next=retry_changed("region", "Call once per region."))),  # the fix without the constraint
+    ("02.2", switch_tool("list_invoices", "Ask the customer for the correct invoice number.")),
+    ("03.1", _err("limit_exceeded", "This invoice can no longer be refunded here.", next=stop("Tell the customer it is too old."),
+                  detail="paid_at=2024-03-15")),  # no reason the customer can be given
+    ("03.1", _err("limit_exceeded", "This invoice is too old to refund here.", next=stop("Tell the customer."),
+                  detail="paid_at=2024-03-15")),
+    ("03.2", tool_error("toolu_07", "upstream_unavailable", "The invoices service is busy right now.", next=ADOPTED.next)),
 ]
 
 
@@ -212,7 +262,15 @@ def test_a_wrong_answer_fails_and_says_what_to_change(key, answer, fragment):
     fb = check(key, answer)
     assert not fb.ok and fb.message != BLANK
     assert fragment in fb.message, fb.message
+    assert fb.message.startswith(("Structure: ", "Contradiction: ", "Forbidden: ")), fb.message
     assert len(fb.message) < 400, "a check's message is one or two sentences"
+
+
+@pytest.mark.parametrize("key, answer", NOT_JUDGED, ids=[f"{k}-{i}" for i, (k, _) in enumerate(NOT_JUDGED)])
+def test_an_idea_no_rule_decides_passes_with_the_reference_and_a_rubric(key, answer):
+    fb = check(key, answer)
+    assert fb.ok and "Not judged: " in fb.message, fb.message
+    assert fb.reference and len(fb.rubric) == 2 and fb.reference in repr(fb) and fb.rubric[1] in repr(fb)
 
 
 @pytest.mark.parametrize("key", sorted(SOLUTIONS))

@@ -91,10 +91,18 @@ def first_repeat(failures):
 
 def lean_style(failure):
     body = failure.error.body()
-    if "next" in body:
-        body["next"] = {k: v for k, v in body["next"].items() if k != "say"}
+    nxt = body.get("next")
+    if nxt and nxt["branch"] != "stop":  # on a stop, say is what to tell the customer
+        body["next"] = {k: v for k, v in nxt.items() if k != "say"}
     return {"type": "tool_result", "tool_use_id": failure.error.tool_use_id, "is_error": True,
             "content": json.dumps(body, separators=(",", ":"), ensure_ascii=False)}
+
+
+def lean_without_any_say(failure):  # drops the stop's say too: T21's offer of a person no longer reaches anyone
+    body = failure.error.body()
+    if "next" in body:
+        body["next"] = {k: v for k, v in body["next"].items() if k != "say"}
+    return {**lean_style(failure), "content": json.dumps(body, separators=(",", ":"), ensure_ascii=False)}
 
 
 CUSTOMER = {
@@ -216,13 +224,6 @@ def orders_swallow_missing(args, ctx):  # a mistyped account reads as an account
         return list_orders(args, ctx)
     except ToolFailure:
         return empty_result("orders", "This account has no orders.", account_id=args["account_id"])
-
-
-def orders_failure_note(args, ctx):
-    result = list_orders(args, ctx)
-    if result["count"] == 0:
-        result["note"] = "No orders found."
-    return result
 
 
 def orders_no_filter(args, ctx):
@@ -472,30 +473,92 @@ def shipment_wrong_branch(args, ctx):
     return get_shipment(args, ctx)
 
 
+def _product_saying(message):
+    def get_product(args, ctx):
+        product = world.products.get(args["sku"])
+        if product is None:
+            raise ToolFailure("not_found", message, next=stop("Tell the customer that SKU is not in the catalogue."))
+        return _product_row(product)
+    return get_product
+
+
+def _orders_saying(note="Account {a} has no orders with status {s}.", message=None):
+    def handler(args, ctx):
+        if world.account(args["account_id"]) is None and message is not None:
+            raise ToolFailure("not_found", message, next=stop("Tell the customer the account was not found."))
+        result = list_orders(args, ctx)
+        if result["count"] == 0:
+            result["note"] = note.format(a=args["account_id"], s=args.get("status", "all"))
+        return result
+    return handler
+
+
+def _customer_saying(**texts):
+    def split(failure):
+        return {**audiences(failure), "customer": texts.get(failure.error.code.value, CUSTOMER[failure.error.code.value])}
+    return split
+
+
+def _address_saying(message):
+    def address_check(tool):
+        def handler(args, ctx):
+            if args.get("action") == "change_address" and not deliverable(args.get("address")):
+                raise ToolFailure("invalid_argument", message, next=retry_changed("address", "Ask for the full address."))
+            return tool.handler(args, ctx)
+        return Tool(tool.name, tool.description, tool.input_schema, handler, side_effect=tool.side_effect)
+    return address_check
+
+
+def shipment_try_nearby(args, ctx):
+    if re.fullmatch(r"ORD-[0-9]{5}", args["order_ref"]) and find_order(args["order_ref"]) is None:
+        raise ToolFailure("not_found", "No order matches order_ref; try nearby order numbers.", next=stop("Tell the customer."))
+    return get_shipment(args, ctx)
+
+
+def shipment_claims_shipped(args, ctx):
+    order = find_order(args["order_ref"]) if re.fullmatch(r"ORD-[0-9]{5}", args["order_ref"]) else None
+    if order is not None and order.status != "shipped":
+        raise ToolFailure("not_found", say("Order {o} ({s}) is on its way.", o=safe(order.order_id), s=safe(order.status)),
+                          next=stop("Tell the customer."))
+    return get_shipment(args, ctx)
+
+
 WRONG = [
     ("04.1", product_keyerror, "raised KeyError"),
     ("04.1", product_error_dict, "returned a result"),
-    ("04.1", product_echo, "repeats the sku"),
-    ("04.1", product_no_instruction, "no instruction"),
-    ("04.1", product_only_explains, "no instruction"),
+    ("04.1", product_echo, "Forbidden: your error repeats the sku"),
+    ("04.1", _product_saying("No product matches sku; try a nearby SKU such as the next number."),
+     "Contradiction: the text invites another attempt ('try a nearby SKU')"),
+    ("04.1", _product_saying("No product matches sku; call query_warehouse to see whether it exists."),
+     "names query_warehouse, but next names no tool"),
+    ("04.1", _product_saying("No product matches sku: the customer typed it wrong. Tell them."),
+     "Forbidden: the text blames the customer"),
     ("04.1", product_wrong_code, "not invalid_argument"),
     ("04.1", product_no_next, "next=stop"),
     ("04.1", product_cents, "unit price"),
-    ("04.2", "Access denied.", "does not say why"),
-    ("04.2", "Do not try other account ids.", "does not say why"),
-    ("04.2", "That account belongs to another customer, so this session cannot use it.", "forbids trying other ids"),
-    ("04.2", "Account ACC-4472 belongs to globex. Do not try other ids.", "names the other customer"),
-    ("04.2", "You are not permitted to view this account. Please try again.", "asks for another attempt"),
-    ("04.2", "This account belongs to another customer. Tell the customer you can only help with their own accounts.",
-     "forbids trying other ids"),
+    ("04.2", "Account ACC-4472 belongs to globex. Do not try other ids.", "Forbidden: your message names the other customer"),
+    ("04.2", "That account belongs to globex; do not try other account ids.", "names the other customer"),
+    ("04.2", "You are not permitted to view this account. Please try again.",
+     "Contradiction: your message invites another attempt ('try again'), but not_permitted is not retryable"),
+    ("04.2", "That account belongs to another customer. Try other account ids until one works.",
+     "invites another attempt ('Try other account ids')"),
+    ("04.2", "Not this customer's account. Call get_account again with a different id.", "invites another attempt"),
+    ("04.2", "The customer asked for an account that is not theirs, which is their mistake. Do not try other ids.",
+     "Forbidden: your message blames the customer"),
     ("04.2", "No. You may not. Do not try other ids.", "builder refuses"),
     ("04.2", 403, "message text"),
     ("05.1", orders_empty_is_error, "finding nothing is an answer"),
     ("05.1", orders_swallow_missing, "hides a typo"),
-    ("05.1", orders_failure_note, "reads like a failure"),
+    ("05.1", _orders_saying(note="Error: no orders for this account."),
+     "Contradiction: your note for an empty list says 'Error'"),
+    ("05.1", _orders_saying(note="The lookup failed to find any orders for this account."), "says 'failed'"),
+    ("05.1", _orders_saying(message="No account matches account_id. Try the neighbouring account numbers."),
+     "Contradiction: the text invites another attempt"),
+    ("05.1", _orders_saying(message="No account matches account_id: the customer gave a wrong number."),
+     "Forbidden: the text blames the customer"),
     ("05.1", orders_no_filter, "exactly the orders with that status"),
     ("05.1", orders_bare_list, "empty_result"),
-    ("05.1", orders_echo, "repeats the id"),
+    ("05.1", orders_echo, "Forbidden: your not_found repeats the id"),
     ("05.2", repaired_unchanged, "T02 still ends wrong"),
     ("05.2", repaired_catch_all, "changed that refusal"),
     ("05.2", repaired_no_balance, "balance_due"),
@@ -512,25 +575,36 @@ WRONG = [
     ("06.2", Bounds(max_cost_usd=0.02), "before the cost cap stopped it"),
     ("06.2", Bounds(max_cost_usd=0.009, max_steps=2), "step_limit"),
     ("06.2", 0.009, "should be a Bounds"),
-    ("07.1", lambda failure: failure.error.block(), "at least a fifth"),
+    ("07.1", lambda failure: failure.error.block(), "at least a tenth"),
+    ("07.1", lean_without_any_say, "T21 ends wrong"),
     ("07.1", raw_style, "raw text"),
     ("07.1", style_drops_next, "where the contract selects retry_changed"),
     ("07.1", style_message_only, "does not parse as a contract body"),
     ("07.1", style_new_id, "tool_use_id"),
     ("07.1", style_drops_message, "keep the code and the message"),
-    ("07.2", audiences_model_text_to_customer, "a name from the code"),
+    ("07.2", audiences_model_text_to_customer, "Forbidden: the customer's text for"),
+    ("07.2", _customer_saying(limit_exceeded="Your refund has been processed and will arrive in 5 to 10 days."),
+     "Contradiction: the customer's text for 'refund above the ceiling' says"),
+    ("07.2", _customer_saying(not_found="You gave us the wrong number; that is your mistake."), "blames them"),
+    ("07.2", _customer_saying(upstream_unavailable="The request failed with status code 503."), "'status code'"),
     ("07.2", audiences_trace_raw_only, "drops what an engineer needs"),
     ("07.2", audiences_model_reads_raw, "should be the contract body"),
     ("07.2", audiences_one_apology, "the same for different kinds"),
     ("07.2", audiences_exception_name, "the system talking"),
     ("07.2", audiences_tuple, "Return a dict"),
-    ("08.1", address_echoing, "repeats the address"),
+    ("08.1", address_echoing, "Forbidden: in the raw style the tool result repeats the address"),
     ("08.1", address_safe_echo, "repeats the address"),
+    ("08.1", _address_saying("The address was updated, but it must look like 12 Harbour Street, Leeds."),
+     "Contradiction: the text says 'was updated'"),
+    ("08.1", _address_saying("Argument address is not deliverable; call escalate_to_human to change it by hand."),
+     "names escalate_to_human"),
     ("08.1", address_refuse_all, "deliverable address"),
     ("08.1", address_blocks_cancel, "A cancel"),
     ("08.1", address_unnamed, "never names the argument"),
     ("08.1", address_no_next, "retry_changed"),
-    ("08.2", shipment_echo_shape, "repeats the order_ref"),
+    ("08.2", shipment_echo_shape, "Forbidden: your error repeats the order_ref"),
+    ("08.2", shipment_try_nearby, "Contradiction: the text invites another attempt ('try nearby order numbers')"),
+    ("08.2", shipment_claims_shipped, "Contradiction: the text says 'is on its way'"),
     ("08.2", shipment_echo_missing, "nothing vouches for it"),
     ("08.2", shipment_vague, "vouches for both"),
     ("08.2", shipment_status_as_result, "fail with an error"),
@@ -539,22 +613,13 @@ WRONG = [
 ]
 
 
-def _product_saying(message):
-    def get_product(args, ctx):
-        product = world.products.get(args["sku"])
-        if product is None:
-            raise ToolFailure("not_found", message, next=stop("Tell the customer that SKU is not in the catalogue."))
-        return _product_row(product)
-    return get_product
-
-
 def lean_reordered(failure):  # another lean body: the same fields in another order, say dropped
     body = json.loads(lean_style(failure)["content"])
     ordered = {k: body[k] for k in ("retryable", "error", "message", "next") if k in body}
     return {**lean_style(failure), "content": json.dumps(ordered, separators=(",", ":"))}
 
 
-# Correct answers in other words: the checks judge the idea (the argument named, the prohibition), not a cue word.
+# Correct answers in other words: the checks judge structure and what the words may not say, never a cue word.
 CORRECT = [
     ("04.1", _product_saying("No product matches sku. Tell the customer that SKU is not in the catalogue.")),
     ("04.1", _product_saying("No product in the catalogue matches sku; never guess other SKUs.")),
@@ -564,7 +629,38 @@ CORRECT = [
              "only help with their own."),
     ("04.2", "This session has no access to that account. Trying other account numbers is not allowed."),
     ("04.2", "That account belongs to someone else. Use only the account ids the customer gave."),
+    ("04.2", "This account is outside what this customer may see. Do not try others; ask the customer for their own "
+             "account number."),  # the old check wanted its words for why
+    ("04.2", "Access refused: the account is held by a different customer. Stick to the accounts this customer owns."),
+    ("04.1", _product_saying("That sku is not in Atlas's catalogue, so there is no product to show; the customer should "
+                             "double-check the code.")),  # the old check wanted an instruction word
+    ("04.1", _product_saying("Nothing in the catalogue has that sku. Check it with the customer rather than trying others.")),
+    ("05.1", _orders_saying(note="There are no orders on {a} with that status; nothing is missing.")),  # 'missing' was refused
+    ("05.1", _orders_saying(message="There is no account with that account_id. The customer may have mistyped it; ask "
+                                    "them to check.")),
+    ("07.2", _customer_saying(limit_exceeded="I can't make an exception to that limit myself; a colleague will need to "
+                                             "look at it.")),  # 'exception' was refused
+    ("07.2", _customer_saying(upstream_unavailable="Sorry, our records system is down, so nothing was changed. Please "
+                                                   "try again later.")),
+    ("08.1", _address_saying("That address cannot be delivered to: an address needs a house number and a street name.")),
+    ("08.1", _address_saying("We cannot ship to the given address; write it as number, street and town, such as 7 Quay "
+                             "Road, Hull.")),
     ("07.1", lean_reordered),
+]
+
+
+# Wrong in an idea no rule can decide: the check passes on structure, says it did not judge, and shows the reference.
+NOT_JUDGED = [
+    ("04.1", product_no_instruction),
+    ("04.1", product_only_explains),
+    ("04.2", "Access denied."),
+    ("04.2", "Do not try other account ids."),
+    ("04.2", "That account belongs to another customer, so this session cannot use it."),
+    ("04.2", "Access to this account is not permitted. Do not guess why; just tell the customer."),  # issue 27
+    ("05.1", _orders_saying(note="No orders found.")),
+    ("07.2", _customer_saying(not_found="Something went wrong.", not_permitted="Something went wrong here.",
+                              limit_exceeded="Something did not work.", upstream_unavailable="Something failed.")),
+    ("08.1", _address_saying("Argument address is not valid.")),
 ]
 
 
@@ -574,6 +670,13 @@ def test_a_correct_answer_in_other_words_passes(key, answer):
     assert fb.ok, fb.message
 
 
+@pytest.mark.parametrize("key, answer", NOT_JUDGED, ids=[f"{k}-{i}" for i, (k, _) in enumerate(NOT_JUDGED)])
+def test_an_idea_no_rule_decides_passes_with_the_reference_and_a_rubric(key, answer):
+    fb = check(key, answer)
+    assert fb.ok and "Not judged: " in fb.message, fb.message
+    assert fb.reference and len(fb.rubric) == 2 and fb.reference in repr(fb)
+
+
 @pytest.mark.parametrize("key, answer, fragment", WRONG,
                          ids=[f"{k}-{getattr(a, '__name__', repr(a))[:40]}" for k, a, _ in WRONG])
 def test_a_plausible_wrong_answer_fails_and_says_what_to_change(key, answer, fragment):
@@ -581,6 +684,7 @@ def test_a_plausible_wrong_answer_fails_and_says_what_to_change(key, answer, fra
     assert not fb.ok
     assert fb.message != BLANK
     assert fragment in fb.message, fb.message
+    assert fb.message.startswith(("Structure: ", "Contradiction: ", "Forbidden: ")), fb.message
 
 
 @pytest.mark.parametrize("key", sorted(SOLUTIONS))

@@ -8,6 +8,7 @@ import pytest
 
 from atlas_kit import ToolFailure, Transient, retry_changed, stop, tool_error
 from atlas_kit.course.byo import PROPERTIES, audit
+from atlas_kit.course.byo.probe import answerable
 from atlas_kit.course.checks import BLANK, check
 
 NEVER, ONE, INTERNALS, ECHO, CONTRACT, RETRIES, BREAKER = PROPERTIES
@@ -42,10 +43,11 @@ def dispatch(content, tools, seen):
                                next=stop("Do not call it again; tell the customer it could not be done."))
         return error.block(), error.code.value
 
-    results, repeated = [], None
+    results, repeated, answered = [], None, set()
     for block in content:
-        if block["type"] != "tool_use":
-            continue
+        if block["type"] != "tool_use" or block["id"] in answered:
+            continue  # a repeated id gets no second result, and its tool is not run (chapter 10)
+        answered.add(block["id"])
         result, code = answer(block)
         results.append(result)
         if code is not None:
@@ -76,7 +78,7 @@ def by_hand(content, tools, seen):
                            "next": {"branch": branch, "say": say, **more}})
 
     out, loop = [], None
-    for block in (b for b in content if b.get("type") == "tool_use"):
+    for block in answerable(content):
         text, code = None, None
         tool = tools.get(block["name"])
         if tool is None:
@@ -118,8 +120,10 @@ class Harness:
 
     def __call__(self, content, tools, seen):
         results, fired = [], False
+        answered = set()
         for block in content:
-            if block["type"] == "tool_use":
+            if block["type"] == "tool_use" and block["id"] not in answered:
+                answered.add(block["id"])
                 result, code = self.one(block, tools)
                 results.append(result)
                 key = (block["name"], json.dumps(block["input"], sort_keys=True), code)
@@ -186,8 +190,9 @@ RIGHT_13_2 = [retry, retry_recursive, retry_waits_listed]
 
 # --- wrong answers to 13.1: each a variant of a correct one that breaks one thing ------------------------------
 
-def _variant(answer=None, key=None, attempts=3, retry_on=(Transient, TimeoutError), triple=None, result=None):
-    """The solution with one piece swapped: answer(block, tools) -> (result, code), the key, the triple, ..."""
+def _variant(answer=None, key=None, attempts=3, retry_on=(Transient, TimeoutError), triple=None, result=None, twice=False):
+    """The solution with one piece swapped: answer(block, tools) -> (result, code), the key, the triple, ...;
+    twice: answer every tool_use block, a repeated id too."""
     def call(tool, args, use_id):
         for n in range(1, attempts + 1):
             try:
@@ -213,7 +218,7 @@ def _variant(answer=None, key=None, attempts=3, retry_on=(Transient, TimeoutErro
 
     def run(content, tools, seen):
         results, repeated = [], None
-        for block in content:
+        for block in (content if twice else answerable(content)):
             if block["type"] != "tool_use":
                 continue
             res, code = (answer or one)(block, tools)
@@ -227,6 +232,26 @@ def _variant(answer=None, key=None, attempts=3, retry_on=(Transient, TimeoutErro
                 seen.add(t)
         return results, repeated
     return run
+
+
+def _runs_the_repeat(content, tools, seen):
+    """Answers each id once, but calls every block's tool: the repeat's side effect runs for nobody."""
+    results, repeated = dispatch(content, tools, seen)
+    for block in content:
+        if block["type"] == "tool_use" and not any(block is b for b in answerable(content)) and block["name"] in tools:
+            try:
+                tools[block["name"]](block["input"], key=block["id"])
+            except Exception:
+                pass
+    return results, repeated
+
+
+def _last_answer_wins(content, tools, seen):
+    """Results kept in a dict by id, so a repeated id's last block overwrites its first."""
+    by_id = {}
+    for block in (b for b in content if b["type"] == "tool_use"):
+        by_id[block["id"]] = dispatch([block], tools, set())[0][0]
+    return list(by_id.values()), None
 
 
 def _contract_error(use_id, message, code="upstream_unavailable", **body):
@@ -272,7 +297,7 @@ def _message(make, code="upstream_unavailable"):
 
 def _sdk_runner(content, tools, seen):  # what the anthropic SDK's tool runner sends: repr(exc)
     results = []
-    for block in (b for b in content if b["type"] == "tool_use"):
+    for block in answerable(content):
         try:
             results.append({"type": "tool_result", "tool_use_id": block["id"],
                             "content": json.dumps(tools[block["name"]](block["input"]))})
@@ -285,7 +310,7 @@ def _breaker(fire):
     """The solution's results, with the breaker replaced by fire(history, block, result) -> fired."""
     def run(content, tools, seen):
         results, _ = dispatch(content, tools, set())
-        uses = [b for b in content if b["type"] == "tool_use"]
+        uses = answerable(content)
         repeated = None
         for block, result in zip(uses, results):
             if fire(seen, block, result) and repeated is None:
@@ -317,7 +342,7 @@ def _last_message_only(content, tools, seen):
     results, _ = dispatch(content, tools, set())
     earlier, repeated = set(seen), None
     seen.clear()  # forgets all but the previous message: a repeat two messages apart slips through
-    for block, result in zip([b for b in content if b["type"] == "tool_use"], results):
+    for block, result in zip(answerable(content), results):
         if result.get("is_error"):
             triple = (block["name"], json.dumps(block["input"], sort_keys=True), _code(result))
             if (triple in earlier or triple in seen) and repeated is None:
@@ -379,7 +404,7 @@ def _echo_unknown(block, tools):
 def _passes_raw(content, tools, seen):
     """Hands the model a ToolFailure's raw text (what the library behind the tool said) as its message."""
     results = []
-    for block in (b for b in content if b["type"] == "tool_use"):
+    for block in answerable(content):
         try:
             value = tools[block["name"]](block["input"], key=block["id"])
             results.append({"type": "tool_result", "tool_use_id": block["id"], "content": json.dumps(value)})
@@ -412,6 +437,9 @@ WRONG_13_1 = [
     ("answers the text blocks too", lambda c, t, s: (lambda r: (r[0] + [{"type": "tool_result", "tool_use_id": b.get(
         "id"), "content": ""} for b in c if b["type"] != "tool_use"], r[1]))(dispatch(c, t, s)), ONE, "gets none"),
     ("returns the results alone", lambda c, t, s: dispatch(c, t, s)[0], ONE, "return a pair"),
+    ("answers a repeated id twice", _variant(twice=True), ONE, "answered it 2 times"),
+    ("answers a repeated id once but runs it", _runs_the_repeat, ONE, "ran refund for the repeat"),
+    ("keeps the last answer of a repeated id", _last_answer_wins, ONE, "ran refund for the repeat"),
     ("sends repr(exc), as the SDK's tool runner does", _sdk_runner, INTERNALS, "repr(exc)"),
     ("sends str(exc) in a contract body", _message(lambda block, exc: str(exc)), INTERNALS, "db-3.internal"),
     ("names the exception", _message(lambda block, exc: f"The tool raised {type(exc).__name__}."), INTERNALS,

@@ -106,7 +106,23 @@ def hard_coded(account_id, rows, matched):  # right for the example it was tried
     return silent(account_id, rows, matched)
 
 
+def noting(note):
+    """The solution, with `note` (formatted with returned, matched and partial) on a cut list."""
+    def paid_result(account_id, rows, matched):
+        out = solutions()["paid_result"](account_id, rows, matched)
+        if len(rows) == matched:
+            return out
+        return {**out, "note": note.format(returned=len(rows), matched=matched, partial=money(_cents(rows)))}
+    paid_result.__name__ = f"noting {note[:30]!r}"
+    return paid_result
+
+
 @pytest.mark.parametrize("wrong,fragment", [
+    (noting("These are all the paid invoices on the account."), "Contradiction: the note says 'These are all'"),
+    (noting("This is the complete list of paid invoices."), "but the list says complete False"),
+    (noting("Nothing is missing from this list of invoices."), "'Nothing is missing'"),
+    (noting("The total of these invoices is {partial}."), "Contradiction: the note states $798.00"),
+    (noting("Here are the paid invoices; together they come to {partial}."), "leave the partial sum out"),
     (silent, "complete False"),
     (always_flagged, "A whole list is"),
     (counts_what_came, "count is how many invoices match"),
@@ -120,6 +136,27 @@ def hard_coded(account_id, rows, matched):  # right for the example it was tried
 def test_14_1_refuses_each_wrong_idea_with_a_message_about_it(wrong, fragment):
     feedback = check("14.1", wrong)
     assert not feedback.ok and fragment in feedback.message, feedback.message
+
+
+@pytest.mark.parametrize("note", [
+    "Only {returned} of the {matched} matching invoices came back; call again for the rest, and if it is still short "
+    "say the list is incomplete.",
+    "This list is missing invoices and has no total. Ask for it again; if it is still short, tell the customer you "
+    "could not get the full list.",
+    "Partial result, {returned} of {matched}: do not add these up as a total, and call list_invoices again.",
+    "Incomplete: {matched} invoices match but only {returned} arrived. Try again, and if the list is still cut, let "
+    "the customer know not all invoices could be fetched.",
+])
+def test_14_1_passes_a_note_in_other_words(note):
+    feedback = check("14.1", noting(note))
+    assert feedback.ok, feedback.message
+
+
+@pytest.mark.parametrize("note", ["Some invoices may be missing from this list.",
+                                  "The list was cut short by the billing store."])
+def test_14_1_does_not_judge_what_a_note_says_to_do_and_shows_the_reference(note):
+    feedback = check("14.1", noting(note))
+    assert feedback.ok and "Not judged: " in feedback.message and len(feedback.rubric) == 2, feedback.message
 
 
 def test_14_1_runs_the_stand_in_with_your_result_in_place():

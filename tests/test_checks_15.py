@@ -100,6 +100,12 @@ def unknown_echoed(name, arguments):
     return call_tool(name, arguments)
 
 
+def unknown_unnamed(name, arguments):
+    if name not in shop.tools:
+        raise MCPError(INVALID_PARAMS, "No tool has that name; see the server's list.")
+    return call_tool(name, arguments)
+
+
 def unknown_wrong_code(name, arguments):
     if name not in shop.tools:
         raise MCPError(-32601, "No tool has that name; call one of: stock_level.")
@@ -132,7 +138,8 @@ WRONG = [
     ("15.1", body_as_text_field, "a list of one text block"),
     ("15.1", "not a function", "Pass your function mcp_result"),
     ("15.2", unknown_as_result, "the spec makes it a protocol error"),
-    ("15.2", unknown_echoed, "never repeat the name the caller sent"),
+    ("15.2", unknown_echoed, "Forbidden: the unknown tool's message repeats the name the caller sent"),
+    ("15.2", unknown_unnamed, "Structure: The unknown tool's message should name the tools this server has"),
     ("15.2", unknown_wrong_code, "use INVALID_PARAMS (-32602)"),
     ("15.2", bypasses_dispatcher, "the text should be the contract body with error 'invalid_argument'"),
     ("15.2", raw_words, "structuredContent should hold the same body"),

@@ -33,21 +33,20 @@ def test_every_ticket_ends_with_a_stop_reason_within_bounds(style):
 # The stand-in relays a `say` only up to its first "and" (offline._customer_words), so where the say asks for two
 # things the answer leaves the second out: T23's "ask them to confirm it", the give-up's "offer to escalate to a
 # person" (T11, T21). The grader names that omitted_tell; every other ticket it answers in full.
-DROPS_HALF_THE_SAY = {"T11": "a person", "T21": "a person", "T23": "check"}
+# Tickets whose `say` asks for two things: what to tell, and a person to offer or a number to check.
+TWO_PART_SAYS = {"T11": "a person on our team", "T21": "a person on our team", "T23": "Could you check it"}
 
 
-def test_clean_runs_are_all_correct_so_paired_recovery_has_a_baseline_but_t23_whose_failure_is_no_fault():
+def test_clean_runs_are_all_correct_so_paired_recovery_has_a_baseline():
     graded = {tid: grade(run(tid, faults=False)) for tid in TICKETS}
-    wrong = {tid: g.labels for tid, g in graded.items() if not g.correct}
-    assert wrong == {"T23": ("omitted_tell",)}
+    assert {tid: g.reasons for tid, g in graded.items() if not g.correct} == {}
 
 
-def test_following_the_contract_recovers_on_every_ticket_but_where_its_template_drops_half_the_say():
-    graded = {tid: grade(run(tid, style="contract")) for tid in TICKETS}
-    wrong = {tid: g for tid, g in graded.items() if not g.correct}
-    assert set(wrong) == set(DROPS_HALF_THE_SAY)
-    for tid, g in wrong.items():
-        assert g.labels == ("omitted_tell",) and DROPS_HALF_THE_SAY[tid] in g.reasons[0], (tid, g.reasons)
+def test_following_the_contract_recovers_on_every_ticket_and_passes_on_both_halves_of_a_say():
+    runs = {tid: run(tid, style="contract") for tid in TICKETS}
+    assert {tid: grade(r).reasons for tid, r in runs.items() if not grade(r).correct} == {}
+    for tid, words in TWO_PART_SAYS.items():
+        assert words in runs[tid].final_text, (tid, runs[tid].final_text)
 
 
 def test_a_change_whose_outcome_is_unknown_is_reported_as_tried_never_as_not_done():

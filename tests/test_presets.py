@@ -149,14 +149,14 @@ def test_the_cli_runs_the_preset_and_refuses_options_it_fixes(tmp_path, capsys):
                  "--no-progress"]) == 0
     out = capsys.readouterr().out
     # Structured: 9 of 10. T23's say asks to "ask them to confirm it", which the stand-in's template leaves out.
-    assert re.search(r"atlas-offline-1 +0% \[0%, 28%\] \(0/10\) +90% \[60%, 98%\] \(9/10\)", out)
+    assert re.search(r"atlas-offline-1 +0% \[0%, 28%\] \(0/10\) +100% \[72%, 100%\] \(10/10\)", out)
     assert "Audit passed" in out and "simulated" in out
     assert main(["experiment", "--preset", "self-reflective", "--tickets", "T01", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "drop --tickets" in err
     assert main(["experiment", "--preset", "self-reflective", "--via", "batch", "--trials", "10", "--no-progress",
                  "--out", str(tmp_path / "b")]) == 0
-    assert "(9/10)" in capsys.readouterr().out
+    assert "(10/10)" in capsys.readouterr().out
 
 
 def test_the_readmes_batch_and_preset_commands_parse_as_written():

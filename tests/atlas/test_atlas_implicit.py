@@ -185,11 +185,7 @@ def test_the_stand_in_repeats_a_silent_figure_and_follows_an_explicit_flag(tid):
     client = offline_client(seed=3)
     runs = {style: run_agent(client, atlas_session(tid, style=style, seed=3), model=OFFLINE_MODEL, source="simulated")
             for style in ("raw", "contract")}
-    stays_down = IMPLICIT_TICKETS[tid].faults[0].persistent and not implicit
-    if stays_down:  # it stops as `next` says, but its template relays `say` only up to "and offer a person"
-        assert grade(runs["contract"]).labels == ("omitted_tell",) and not grade(runs["contract"]).correct
-    else:
-        assert grade(runs["contract"]).correct, grade(runs["contract"]).reasons  # built to follow the contract
+    assert grade(runs["contract"]).correct, grade(runs["contract"]).reasons  # built to follow the contract
     if implicit:  # built to take a success at its word: under the raw tool it passes the wrong figure on
         assert SILENT_WRONG in grade(runs["raw"]).labels
         assert runs["contract"].tool_calls == 2  # one call, flagged; asked once more

@@ -17,10 +17,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ...agent import Bounds, run_agent
 from ...contract.arguments import check_arguments
 from ...atlas import TICKETS, Fault, Session, atlas_session, ticket
+from ...dispatch.tool import CallContext, Tool
 from ...dispatch.dispatcher import DispatchResult
 from ...dispatch.breaker import LoopBreak, canonical_args
 from ...dispatch.transient import Transient
-from ...dispatch.tool import CallContext, Tool
 from ...contract.errors import ToolFailure, retry_changed
 from ...experiments.episodes import Episode, episode_record, harness_failure
 from ...experiments.guard import Guard, max_cost_usd
@@ -30,7 +30,7 @@ from ...models.pricing import Estimate
 from ...experiments.results import Condition
 from ...types import JSONObject, Record, Source, ToolDefinition, content_blocks
 from ...dispatch.trace import Trace
-from .probe import results_of
+from .probe import answerable, results_of
 
 __all__ = ["DispatchFunction", "ToolFunction", "YourDispatcher", "compare", "tool_functions", "your_session"]
 
@@ -98,7 +98,10 @@ class YourDispatcher:
     def dispatch(self, content: Iterable[object]) -> DispatchResult:
         """Hand the blocks to your dispatch function, trace what it did, and report a repeat it names."""
         blocks: list[JSONObject] = copy.deepcopy([dict(b) for b in content_blocks(content)])
-        uses = [b for b in blocks if b.get("type") == "tool_use"]
+        uses = answerable(blocks)  # a repeated id is answered once, for its first block (chapter 10)
+        for b in blocks:
+            if b.get("type") == "tool_use" and not any(b is u for u in uses):
+                self.trace.add("unanswerable_block", tool_use_id=repr(b.get("id"))[:80])
         for b in uses:
             self.trace.add("call", tool_use_id=b["id"], tool=b["name"] if b["name"] in self.tools else "<unknown>",
                            args=canonical_args(b.get("input"))[:2000])

@@ -15,7 +15,7 @@ from ...dispatch.transient import Transient
 from ...contract.errors import ToolFailure, retry_changed, stop
 from ...types import JSONObject
 
-__all__ = ["CASES", "KINDS", "Case", "Outcome", "Probe", "kind_of", "run", "use"]
+__all__ = ["CASES", "KINDS", "Case", "Outcome", "Probe", "answerable", "kind_of", "run", "use"]
 
 Kind = Literal["ok", "refuses", "crashes", "flaky", "down", "unknown"]
 KINDS: dict[str, Kind] = {"lookup_account": "ok", "find_invoice": "refuses", "flip": "refuses", "refund": "crashes",
@@ -146,6 +146,8 @@ CASES: tuple[Case, ...] = (
     _case("a name that is an instruction", "m", [use("toolu_01", "ignore previous instructions", **_INV)]),
     _case("a refusal, then a success", "m", [use("toolu_01", "find_invoice", **_INV), use("toolu_02", "lookup_account", **_TWO)]),
     _case("a crash, then a success", "m", [use("toolu_01", "refund", **_BAD), use("toolu_02", "lookup_account", **_TWO)]),
+    # Chapter 10: an id the message repeats gets one tool_result, for its first block; the repeat is not run.
+    _case("the same id twice in one message", "m", [use("toolu_01", "lookup_account", **_TWO), use("toolu_01", "refund", **_BAD)]),
     _case("a mixed message with ids out of sequence", "m",
           [_TEXT, use("toolu_9", "lookup_account", **_TWO), use("toolu_3", "find_invoice", **_INV),
            use("toolu_x7", "refund", **_BAD), _TEXT, use("toolu_b", "refund_everything_now", **_ROOT),
@@ -181,11 +183,17 @@ class Outcome:
     probe: Probe
 
     def pairs(self) -> list[tuple[int, dict[str, Any], Any]] | None:
-        """(turn, tool_use block, its result) for every call, or None if the results cannot be paired."""
+        """(turn, tool_use block, its result) for every call answered, or None if the results cannot be paired.
+
+        A dispatcher that answered a repeated id twice is paired block by block, so its results are judged too.
+        """
         out = []
         for t, (blocks, ret) in enumerate(zip(self.turns, self.returns)):
-            uses = [b for b in blocks if b.get("type") == "tool_use"]
+            uses = answerable(blocks)
             results = results_of(ret)
+            every = [b for b in blocks if b.get("type") == "tool_use"]
+            if results is not None and len(results) == len(every) != len(uses):
+                uses = every
             if results is None or len(results) != len(uses) or not all(isinstance(r, dict) for r in results):
                 return None
             out += [(t, b, r) for b, r in zip(uses, results)]
@@ -203,6 +211,17 @@ def run(fn: Callable[..., Any], turns: Turns) -> Outcome:
         except (Exception, Runaway) as exc:
             return Outcome(turns, returns, exc, probe)
     return Outcome(turns, returns, None, probe)
+
+
+def answerable(blocks: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool_use blocks a message's results answer: each id's first block, as the library's Dispatcher answers."""
+    seen: set[Any] = set()
+    uses = []
+    for b in blocks:
+        if b.get("type") == "tool_use" and b.get("id") not in seen:
+            seen.add(b.get("id"))
+            uses.append(b)
+    return uses
 
 
 def results_of(ret: Any) -> list[Any] | None:

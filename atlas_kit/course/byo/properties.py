@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ...dispatch.breaker import canonical_args
 from ...contract.errors import _INTERNALS, Branch, Next, error_schema, tool_error
 from ...contract.redaction import redact
-from .probe import KINDS, STOCK, VALUE, Outcome, Runaway, Turns, kind_of, results_of
+from .probe import KINDS, STOCK, VALUE, Outcome, Runaway, Turns, answerable, kind_of, results_of
 
 if TYPE_CHECKING:
     import jsonschema
@@ -67,8 +67,14 @@ def _one_per_id(o: Outcome) -> str | None:
         if results is None:
             return (f"your dispatch returned {type(ret).__name__} {str(ret)[:80]!r}; return a pair (results, repeated): "
                     "the list of tool_result blocks, and the repeated triple or None.")
-        issued = [b["id"] for b in blocks if b.get("type") == "tool_use"]
+        issued = [b["id"] for b in answerable(blocks)]
         got = [r.get("tool_use_id") if isinstance(r, dict) else r for r in results]
+        ids = [b["id"] for b in blocks if b.get("type") == "tool_use"]
+        twice = next((i for i in issued if ids.count(i) > 1 and got.count(i) > 1), None)
+        if twice is not None:
+            return (f"the message issues {twice} twice and your dispatch answered it {got.count(twice)} times. Every "
+                    "id gets exactly one tool_result: answer its first block, and skip the repeat without running it "
+                    "(chapter 10).")
         if len(got) != len(issued):
             return (f"{len(got)} result(s) came back for {len(issued)} tool_use id(s). Every id gets exactly one "
                     "tool_result, also when its tool raises, and a block that is not a tool_use gets none.")
@@ -79,6 +85,19 @@ def _one_per_id(o: Outcome) -> str | None:
         if wrong:
             return (f"a result is {str(wrong[0])[:60]!r}; each is a dict with \"type\": \"tool_result\", its "
                     "\"tool_use_id\" and its \"content\".")
+    return _ran_a_repeat(o)
+
+
+def _ran_a_repeat(o: Outcome) -> str | None:
+    """A block whose id the message already used must not run: its tool would act for a call nobody answers."""
+    answered = [b for blocks in o.turns for b in answerable(blocks)]
+    repeats = [b for blocks in o.turns for b in blocks if b.get("type") == "tool_use" and not any(b is a for a in answered)]
+    ran = [name for name, _, _ in o.probe.log]
+    for b in repeats:
+        once = kind_of(b["name"]) in ("ok", "refuses", "crashes")  # tools the harness never retries
+        if once and ran.count(b["name"]) > sum(a["name"] == b["name"] for a in answered):
+            return (f"the message issues {b['id']} twice and your dispatch ran {b['name']} for the repeat, though the id "
+                    "was already answered: skip a repeated id without calling its tool (chapter 10).")
     return None
 
 
@@ -226,8 +245,8 @@ def _expected_fires(turns: Turns) -> list[bool]:
     fires: list[bool] = []
     for t, blocks in enumerate(turns):
         fire = False
-        for b in blocks:
-            kind = kind_of(b.get("name")) if b.get("type") == "tool_use" else "ok"
+        for b in answerable(blocks):  # a repeated id is not run, so it cannot fail
+            kind = kind_of(b.get("name"))
             if kind in ("ok", "flaky"):
                 continue
             code = "invalid_argument" if b["name"] == "flip" and t > 0 else kind

@@ -1,17 +1,20 @@
 """Checks for the exercises: a learner calls `check("03.1", answer)` in the cell after an answer.
 
-A check never raises. Like a good tool error, a failed check says what is wrong and what to
-change in one or two sentences, and never hands over the solution. Hints come on request
-with `hint("03.1")`. An answer still `...` (or a function whose body is) is "not answered yet"
-(_registry.py). The exercises themselves live in exercises/ and solutions/.
+A check never raises, and says what it judged: structure ("Structure: ..."), a contradiction between the words and
+the structure ("Contradiction: ..."), forbidden words ("Forbidden: ..."); what it cannot decide it does not judge,
+and shows the reference answer and a rubric once the rest is right ("Not judged: ..."). A failed check says what to
+change in one or two sentences; hints come with `hint("03.1")`. An answer still `...` is "not answered yet".
 """
 from __future__ import annotations
 
 from typing import Any
 
-from ._registry import BLANK, EXERCISES, PLACEHOLDER, Exercise, Feedback, exercise, is_blank
+from dataclasses import replace
 
-__all__ = ["BLANK", "EXERCISES", "PLACEHOLDER", "Exercise", "Feedback", "check", "exercise", "hint", "is_blank"]
+from ._registry import BLANK, EXERCISES, PLACEHOLDER, Compare, Exercise, Feedback, Finding, exercise, is_blank
+
+__all__ = ["BLANK", "EXERCISES", "PLACEHOLDER", "Compare", "Exercise", "Feedback", "Finding", "check", "exercise", "hint",
+           "is_blank"]
 
 
 def check(key: str, answer: Any) -> Feedback:
@@ -25,8 +28,8 @@ def check(key: str, answer: Any) -> Feedback:
     try:
         problem = ex.grade(answer)
     except Exception as exc:  # the learner's code raised inside the check: say so, don't crash the notebook
-        return Feedback(key, False, f"Your answer raised {type(exc).__name__} when the check used it; run it yourself, fix that, and check again.")
-    return Feedback(key, problem is None, ex.right if problem is None else problem)
+        problem = f"your answer raised {type(exc).__name__} when the check used it; run it yourself, fix that, and check again."
+    return replace(ex.said(problem), exercise=key)
 
 
 def hint(key: str, n: int = 1) -> str:

@@ -33,12 +33,13 @@ _REPORT_WHERE = {
 }
 
 
-@exercise("00.1", "Run a ticket and read its Run", right="Right: that is T05's run, read from its transcript, trace and grade.",
+@exercise("00.1", "Run a ticket and read its Run", right="That is T05's run, read from its transcript, trace and grade.",
           hints=("Run it as section 4 does: run_agent(choice.client, atlas_session('T05', seed=0), model=choice.model, "
                  "source=choice.source), then print(run).",
                  "run.stop_reason, grade(run).correct and run.tool_errors[0] hold three of the five values; the "
                  "balance is in run.final_text."))
 def _grade_00_1(answer: Any) -> str | None:
+    """Structure: the five values, each equal to T05's offline run at seed 0. No free text is read."""
     if not isinstance(answer, dict):
         return f"The answer is a {type(answer).__name__}; make it a dict with the keys {', '.join(_REPORT_KEYS)}."
     missing = [k for k in _REPORT_KEYS if k not in answer]
@@ -74,10 +75,11 @@ _RULE_00_2 = {
 }
 
 
-@exercise("00.2", "Predict which model answers", right="Right: a cassette first, then a named model, and a live one only with a key.",
+@exercise("00.2", "Predict which model answers", right="A cassette first, then a named model, and a live one only with a key.",
           hints=("Section 2 lists four rules in order; the first that applies decides.",
                  "Asking for a live model without a key never crashes and never calls the network: what answers instead?"))
 def _grade_00_2(answer: Any) -> str | None:
+    """Structure: one mode per scenario, equal to what choose_model's rules give. No free text is read."""
     if not isinstance(answer, dict):
         return f"The answer is a {type(answer).__name__}; make it a dict from each scenario letter to 'offline', 'live' or 'replay'."
     missing = [k for k in SCENARIOS_00_2 if k not in answer]

@@ -1,39 +1,45 @@
-"""Checks for chapter 01's exercises: rewrite a raw error as a contract error (01.1), graded on what a
-careful reader needs (code, the argument to narrow, the limit, no internals), and count recovery by hand
-(01.2), compared with metrics.recovery.
+"""Checks for chapter 01's exercises: rewrite a raw error as a contract error (01.1), graded on its structure
+(the code, the argument to narrow) and on what its words may not say (internals, an echo, a contradiction), and
+count recovery by hand (01.2), compared with metrics.recovery.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
-from ...atlas import atlas_session
+from ...atlas import TOOL_NAMES, atlas_session
 from ...contract.errors import ErrorCode
 from ...experiments.sweep import run_experiment
 from ...experiments.metrics import groups, recovery
 from ...experiments.results import HARNESS_ERROR
 from ...types import Record
-from ._registry import BLANK, exercise
-from ._shared import _error_shape
+from ._registry import BLANK, Compare, Finding, exercise
+from ._shared import _error_shape, atlas_names
+from ._text import judge_failure
 
 
-_DRIVER_WORDS = ("psycopg", "querycanceled", "statement timeout", "canceling statement", "errors.")
-# What narrows the query, and the plain words for it: the article's fix is "narrow the date range or add a region".
-_NARROWS = {"region": r"\bregions?\b", "date_from": r"date_from|date_to|\bdates?\b|date range|time range|period|months?\b",
-            "date_to": r"date_from|date_to|\bdates?\b|date range|time range|period|months?\b"}
-_LIMIT = re.compile(r"too (?:broad|large|big|wide|many|much|long)|\blimit|\brows?\b|\bscan|exceed|\bover\b|more than|"
-                    r"at most|maximum|\bmax\b|allow|\bcap\b|expensive|costly|\bbroad\b", re.IGNORECASE)
+_T19_CALL = {"sku": "SKU-2041", "date_from": "2024-01-01", "date_to": "2024-06-30"}  # what the model sent
+_DRIVER = "psycopg.errors.QueryCanceled: canceling statement due to statement timeout"
+_NARROWS = ("region", "date_from", "date_to")  # the arguments that ask for less, not for something else
 
 
 @exercise("01.1", "Rewrite a raw error as a contract error",
-          right="Right: a retryable code, a next that names what to narrow, the limit and the fix in plain words, and no "
-                "driver internals.",
+          right="A retryable code, a next that names an argument that narrows the query, and words that neither leak "
+                "the driver's internals nor contradict the retry.",
           hints=("The query was valid; it was only too broad. Which code's retryable is True?",
                  "query_warehouse takes an optional region (north, south, east or west), and the dates date_from and "
-                 "date_to: either narrows the query. Name one in next=retry_changed(...) and in the message.",
-                 "Say the constraint and the fix: what was too much, and what to change. Keep the driver's words for detail=."))
-def _grade_01_1(answer: Any) -> str | None:
+                 "date_to: either narrows the query. Name one in next=retry_changed(argument, say).",
+                 "Say the constraint and the fix in your own words: what was too much, and what to change. Keep the "
+                 "driver's words for detail=."),
+          judges=("structure", "forbidden", "contradiction"),
+          compare=Compare("whether your message says what was too much and what to narrow",
+                          "This query would scan more rows than the warehouse allows; add region (north, south, east or "
+                          "west) and call once per region.",
+                          ("Does the message say the constraint (more rows than one query may scan)?",
+                           "Does it say the fix (narrow the dates, or add a region), so a model that reads only the text can act?")))
+def _grade_01_1(answer: Any) -> str | Finding | None:
+    """Structure: the code, next and its argument (one that narrows). Forbidden: internals, the dates or SKU sent.
+    Contradiction: a success claimed, another tool named. Not judged: whether the words give the constraint and fix."""
     if (shape := _error_shape(answer)) is not None:
         return shape
     if answer.code is not ErrorCode.INVALID_ARGUMENT:
@@ -50,17 +56,8 @@ def _grade_01_1(answer: Any) -> str | None:
     if answer.next.argument not in _NARROWS:
         return (f"Changing {answer.next.argument} asks a different question instead of a smaller one; name an argument "
                 "that narrows the query: region, or the dates (date_from, date_to).")
-    low = answer.message.lower()
-    leaked = [w for w in _DRIVER_WORDS if w in low]
-    if leaked:
-        return f"The message still carries the driver's words ({leaked[0]!r}); say the constraint and the fix in plain terms, and put internals in detail=."
-    if not re.search(_NARROWS[answer.next.argument], answer.message, re.IGNORECASE):
-        return (f"next names {answer.next.argument}, but the message does not say what to narrow: name it there too "
-                "(the argument, or in plain words the region or the dates), so a model that reads only the text knows the fix.")
-    if not _LIMIT.search(answer.message):
-        return ("The message names the fix but not the constraint: say what was too much (the query scans more rows "
-                "than allowed), so the model knows why to narrow it.")
-    return None
+    return judge_failure((answer.message, answer.next.say), code=answer.code, next=answer.next, tools=TOOL_NAMES,
+                         failed="query_warehouse", echo=_T19_CALL.values(), raw=_DRIVER, names=atlas_names())
 
 
 def _sweep_records() -> list[Record]:
@@ -81,10 +78,11 @@ def _sweep_01_2() -> tuple[Record, ...]:
 
 
 @exercise("01.2", "Count recovery by hand",
-          right="Right: recovered and hit counts per style, exactly as metrics.recovery counts them.",
+          right="Recovered and hit counts per style, exactly as metrics.recovery counts them.",
           hints=("Recovery's denominator is the episodes where a tool error reached the model (hit_error), not every episode.",
                  "Leave out records whose stop_reason is 'harness_error': the harness failed, not the model."))
 def _grade_01_2(answer: Any) -> str | None:
+    """Structure: the counts per style, equal to metrics.recovery on a sweep plus two traps. No free text is read."""
     if not callable(answer):
         return f"The answer is a {type(answer).__name__}; pass the function itself, recovery_counts, not its result."
     records = _sweep_records()

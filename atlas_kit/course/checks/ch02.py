@@ -1,13 +1,15 @@
 """Checks for chapter 02's exercises: choose the branch for each failure (02.1), and give T09's
-not_found a next (02.2), graded on the branch and the tool it names.
+not_found a next (02.2), graded on the branch and the tool it names and on what its say may not say.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ...atlas import TOOL_NAMES
-from ...contract.errors import Branch, Next, tool_error
-from ._registry import exercise
+from ...contract.errors import Branch, ErrorCode, Next, tool_error
+from ._registry import Compare, Finding, exercise
+from ._shared import atlas_names
+from ._text import judge_failure
 
 
 FAILURES_02_1 = {
@@ -32,10 +34,11 @@ _ASK_02_1 = {
 }
 
 
-@exercise("02.1", "Choose the branch", right="Right: each failure sorted by the move it calls for, not by what broke.",
+@exercise("02.1", "Choose the branch", right="Each failure sorted by the move it calls for, not by what broke.",
           hints=("Ask of each failure: can the same call succeed unchanged, changed, through another tool, or not at all?",
                  "retry_unchanged is the harness's branch: only a failure that clears by itself, with nothing to change, takes it."))
 def _grade_02_1(answer: Any) -> str | None:
+    """Structure: one Branch per failure, equal to the chapter's. No free text is read."""
     if not isinstance(answer, dict):
         return f"The answer is a {type(answer).__name__}; make it a dict from each failure's letter to a Branch."
     missing = [k for k in FAILURES_02_1 if k not in answer]
@@ -62,11 +65,19 @@ _WHY_NOT_02_2 = {
 
 
 @exercise("02.2", "Give a failure its branch",
-          right="Right: switch_tool to list_invoices. The account and the amount are known, so listing the invoices "
-                "finds the charge to refund; stopping would leave the duplicate charge in place.",
+          right="switch_tool to list_invoices: the account and the amount are known, so listing the invoices finds the "
+                "charge to refund, where stopping would leave the duplicate charge in place; and say neither repeats "
+                "the id that matched nothing nor contradicts the switch.",
           hints=("The customer's account and the amount are in the ticket; the invoice id is the only thing wrong.",
-                 "A not_found may select stop or switch_tool; the switch needs the name of the tool that lists invoices."))
-def _grade_02_2(answer: Any) -> str | None:
+                 "A not_found may select stop or switch_tool; the switch needs the name of the tool that lists invoices."),
+          judges=("structure", "forbidden", "contradiction"),
+          compare=Compare("whether say tells the model how to find the charge",
+                          "Call list_invoices with the customer's account_id and refund the paid invoice of that amount.",
+                          ("Does say send the model to the invoices with what the ticket gives (the account, the amount)?",
+                           "Does it say what to do with what it finds (refund the matching charge)?")))
+def _grade_02_2(answer: Any) -> str | Finding | None:
+    """Structure: a Next the builder takes for not_found, the branch and the tool. Forbidden: say repeating the id.
+    Contradiction: a success claimed, the same call invited again, another tool named. Not judged: say's plan."""
     if not isinstance(answer, Next):
         return (f"The answer is a {type(answer).__name__}; build a Next with stop(say), switch_tool(tool, say) or "
                 "retry_changed(argument, say) from atlas_kit.errors.")
@@ -82,7 +93,5 @@ def _grade_02_2(answer: Any) -> str | None:
     if answer.tool != _FINDS_INVOICES:
         why = _WHY_NOT_02_2.get(str(answer.tool), f"{answer.tool} cannot find an invoice from the account and the amount")
         return f"next switches to {answer.tool}, but {why}."
-    if "INV-20417" in answer.say:
-        return ("say repeats the invoice id the customer gave (INV-20417), which matches nothing; point the model at "
-                "the account and the amount instead.")
-    return None
+    return judge_failure((answer.say,), code=ErrorCode.NOT_FOUND, next=answer, tools=TOOL_NAMES, failed="issue_refund",
+                         echo=("INV-20417",), names=atlas_names(), where="say")

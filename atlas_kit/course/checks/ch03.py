@@ -1,14 +1,16 @@
 """Checks for chapter 03's exercises: build the error for a refund outside the window (03.1), and adopt
-the article's rate-limit error (03.2), both graded on what a careful reader needs from the fields and words.
+the article's rate-limit error (03.2), both graded on their fields and on what their words may not say.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from ...atlas import TOOL_NAMES
 from ...contract.errors import Branch, ErrorCode
-from ._registry import exercise
-from ._shared import _asks_to_retry, _error_shape, _says_what_to_do
+from ._registry import Compare, Finding, exercise
+from ._shared import _error_shape, atlas_names
+from ._text import judge_failure
 
 
 _CODE_03_1 = {
@@ -19,18 +21,26 @@ _CODE_03_1 = {
 }
 
 
-# The rule in the customer's terms: the window, its length, or the deadline it sets.
-_WHY_03_1 = re.compile(r"window|\b180\b|six months|half a year|(?:time|day) limit|refund (?:period|deadline)|deadline",
-                       re.IGNORECASE)
-_INTERNAL_03_1 = re.compile(r"REFUND_WINDOW|paid_at|\b[A-Z]{2,}(?:_[A-Z0-9]+)+\b")
+_INTERNAL_03_1 = re.compile(r"\bREFUND_WINDOW\w*|\bpaid_at\b")  # the rule's constant and the field, even in plain case
 
 
 @exercise("03.1", "Build the error for a refund outside the window",
-          right="Right: a policy code with stop, the rule said in the customer's terms so the model can pass it on, "
-                "and the internals in detail.",
+          right="A policy code with stop, the internals in detail, and words that neither leak them nor contradict the "
+                "stop.",
           hints=("A refund window is a policy ceiling, like the $500.00 refund limit; look up its code and the branches it allows.",
-                 "The customer must hear why (the 180-day refund window); the paid-on date and the rule's name are for detail=."))
-def _grade_03_1(answer: Any) -> str | None:
+                 "The customer must hear why (the 180-day refund window), in your own words; the paid-on date and the "
+                 "rule's name are for detail=.",
+                 "Read your message and say as the model will: do they invite another attempt, or claim the refund was done?"),
+          judges=("structure", "forbidden", "contradiction"),
+          compare=Compare("whether your words give the customer the reason",
+                          "Invoice INV-20433 was paid more than 180 days ago, so it is outside the refund window. "
+                          "Tell the customer it cannot be refunded.",
+                          ("Does the message or say name the rule in the customer's terms (how long after payment a "
+                           "refund is possible)?",
+                           "Could the model pass it on as it is, with no constant, field name or date format to translate?")))
+def _grade_03_1(answer: Any) -> str | Finding | None:
+    """Structure: the code, stop, a detail. Forbidden: internals (the constant, the field). Contradiction: a retry
+    invited, a success claimed, another tool named. Not judged: whether the words give the reason."""
     if (shape := _error_shape(answer)) is not None:
         return shape
     if answer.code is not ErrorCode.LIMIT_EXCEEDED:
@@ -42,12 +52,12 @@ def _grade_03_1(answer: Any) -> str | None:
                 "escalation is a real change this customer did not need: select stop.")
     if not answer.detail:
         return "detail is empty; put the internal facts (the paid-on date, the rule REFUND_WINDOW_DAYS=180) there, for the trace."
-    if _INTERNAL_03_1.search(answer.message) or _INTERNAL_03_1.search(answer.next.say):
-        return "The message names internals (a constant or a field name); say the rule in the customer's terms and keep names for detail=."
-    if not (_WHY_03_1.search(answer.message) or _WHY_03_1.search(answer.next.say)):
-        return ("The message does not say why the refund was refused; name the rule in the customer's terms (how long "
-                "after payment a refund is possible), so the model can pass it on.")
-    return None
+    for text in (answer.message, answer.next.say):
+        if (found := _INTERNAL_03_1.search(text)) is not None:
+            return Finding("forbidden", f"the words name {found.group(0)!r}, an internal name; say the rule in the "
+                                        "customer's terms and keep names for detail=.")
+    return judge_failure((answer.message, answer.next.say), code=answer.code, next=answer.next, tools=TOOL_NAMES,
+                         failed="issue_refund", names=atlas_names())
 
 
 ARTICLE_03_2 = {"code": "rate_limited", "message": "Rate limited, retry after 4000 ms.", "retryable": True,
@@ -55,12 +65,21 @@ ARTICLE_03_2 = {"code": "rate_limited", "message": "Rate limited, retry after 40
 
 
 @exercise("03.2", "Adopt the article's rate-limit error",
-          right="Right: converted to upstream_unavailable with stop, and the words now say what to do instead of "
-                "asking for a wait or a retry.",
+          right="Converted to upstream_unavailable with stop, and the words no longer ask for a wait or a retry, claim "
+                "success, or send the model to another tool.",
           hints=("from_article fixes the fields but keeps the message; rebuild the error with tool_error, keeping code and next.",
-                 "Read your message as a model that skims past next would: does it say what to do (stop, tell the "
-                 "customer), and nothing about waiting or calling again?"))
-def _grade_03_2(answer: Any) -> str | None:
+                 "Read your message as a model that skims past next would: does it ask for a wait or a retry? A "
+                 "\"do not retry\" is fine, and so is asking the customer to try later.",
+                 "Then say what to do instead (stop, and what to tell the customer), in any words."),
+          compare=Compare("whether the message, read alone, says what to do instead",
+                          "The service is busy and did not take the request. Do not call it again; tell the customer to "
+                          "write again later.",
+                          ("Read alone, does the message give an action (stop, tell the customer), not only a diagnosis?",
+                           "Would a model that never reads next still stop, without waiting or calling again?")),
+          judges=("structure", "forbidden", "contradiction"))
+def _grade_03_2(answer: Any) -> str | Finding | None:
+    """Structure: the converted code and stop, a new message. Forbidden: internals, blame. Contradiction: a wait or
+    retry invited, a success claimed, another tool named. Not judged: whether the words alone say what to do."""
     if (shape := _error_shape(answer)) is not None:
         return shape
     if answer.code is not ErrorCode.UPSTREAM_UNAVAILABLE:
@@ -70,10 +89,5 @@ def _grade_03_2(answer: Any) -> str | None:
         return "Keep next on stop, as from_article set it: the model must not become a second retry loop."
     if answer.message == ARTICLE_03_2["message"]:
         return "The message is still the article's, which tells the model to retry; rewrite it."
-    found = _asks_to_retry(answer.message) or _asks_to_retry(answer.next.say)
-    if found:
-        return f"The text still asks for a wait or a retry ({found!r}), which contradicts stop; say what to do instead."
-    if not _says_what_to_do(answer.message):
-        return ("The message describes the failure but gives no action, so it selects no branch for a reader who "
-                "skims past next: say to stop, or what to tell the customer.")
-    return None
+    return judge_failure((answer.message, answer.next.say), code=answer.code, next=answer.next, tools=TOOL_NAMES,
+                         failed="list_invoices", names=atlas_names())

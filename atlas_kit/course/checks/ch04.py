@@ -1,5 +1,5 @@
 """Checks for chapter 04's exercises: add get_product with its error path (04.1), run through the
-dispatcher, and a permission error that forbids enumeration (04.2), graded on what its words say.
+dispatcher, and a permission error that forbids enumeration (04.2): structure and what the words may not say.
 """
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import json
 import re
 from typing import Any
 
-from ...atlas import TENANTS, World, money
+from ...atlas import TENANTS, TOOL_NAMES, World, money
 from ...dispatch.tool import Tool
 from ...contract.errors import ErrorCode, tool_error
-from ._registry import exercise
-from ._shared import _asks_to_retry, _attempt, _body, _crashed, _dispatch, _forbids_guessing, _says_what_to_do
+from ._registry import Compare, Finding, exercise
+from ._shared import _attempt, _body, _crashed, _dispatch, atlas_names
+from ._text import judge_failure
 
 
 _PRODUCT_SCHEMA = {
@@ -24,13 +25,21 @@ _PRODUCT_SCHEMA = {
 
 
 @exercise("04.1", "Add get_product to Atlas, with its error path",
-          right="Right: a product comes back as a result, and an unknown SKU fails as not_found with a stop, naming "
-                "the argument and forbidding guesses, without repeating what was sent.",
+          right="A product comes back as a result, and an unknown SKU fails as not_found with a stop whose message "
+                "names the argument sku, repeats nothing that was sent, and invites no other attempt.",
           hints=("Look the SKU up in world.products; .get() gives None for an SKU that is not there.",
                  "For a missing SKU raise ToolFailure(\"not_found\", message, next=stop(...)); the message names the "
-                 "argument sku and says what not to do, like Atlas's own not_found messages.",
-                 "Return {\"sku\": ..., \"product\": product.name, \"unit_price\": money(product.unit_cents)}."))
-def _get_product(handler: Any) -> str | None:
+                 "argument sku and says what to do instead of guessing, like Atlas's own not_found messages.",
+                 "Return {\"sku\": ..., \"product\": product.name, \"unit_price\": money(product.unit_cents)}."),
+          judges=("structure", "forbidden", "contradiction"),
+          compare=Compare("whether the message tells the reader what to do next",
+                          "No product matches sku. Ask the customer to check the SKU; do not guess others.",
+                          ("Does the message say what to do (ask the customer to check the SKU)?",
+                           "Does it close off guessing, so a model does not try neighbouring SKUs?")))
+def _get_product(handler: Any) -> str | Finding | None:
+    """Structure: results, the not_found with stop, sku named in the message, the dispatcher's block. Forbidden: the
+    SKU sent, internals, blame. Contradiction: another attempt invited, a success claimed, another tool named.
+    Not judged: whether the words say what to do."""
     if not callable(handler):
         return "Pass your handler function get_product itself (a function of args and ctx), not its result."
     products = World(0).products
@@ -58,13 +67,14 @@ def _get_product(handler: Any) -> str | None:
             return ("Give the not_found a next=stop(...): no other tool can find a product, so the agent should stop "
                     "and tell the customer.")
         if sku in value.message or sku in value.next.say:
-            return (f"Your error repeats the sku the caller sent ({sku}); name the argument instead of echoing the "
-                    "value (chapter 08 shows why).")
+            return Finding("forbidden", f"your error repeats the sku the caller sent ({sku}); name the argument "
+                                        "instead of echoing the value (chapter 08 shows why).")
         if not re.search(r"\bsku\b", value.message, re.IGNORECASE):
             return "Name the argument (sku) in the message, so the model knows which value to check."
-        if not (_forbids_guessing(value.message) or _says_what_to_do(value.message)):
-            return ("Your message explains but gives the reader no instruction: forbid guessing other SKUs, "
-                    "or say what to ask or tell the customer.")
+        found = judge_failure((value.message, value.next.say), code=value.code, next=value.next,
+                              tools=(*TOOL_NAMES, "get_product"), failed="get_product", names=atlas_names())
+        if found is not None:
+            return found
     block = _dispatch(Tool("get_product", "Look up one product in Atlas's catalogue by its SKU.", _PRODUCT_SCHEMA,
                            handler), {"sku": "SKU-9999"})
     body = _body(block)
@@ -73,21 +83,23 @@ def _get_product(handler: Any) -> str | None:
     return None
 
 
-_REFUSED = re.compile(r"another (?:customer|company|client|tenant|organi[sz]ation|business)|someone else|somebody else|"
-                      r"not (?:yours|theirs|your own|their own|this customer's)|\bnot (?:permitted|allowed|authori[sz]ed)|"
-                      r"no (?:access|permission)|(?:cannot|can't|may not|must not)(?: be)? (?:access\w*|read|used?|see|seen|view\w*|open\w*|look\w*)|"
-                      r"not one of (?:this|the|your|their|its) (?:customer|own)|"
-                      r"belongs to|outside (?:this|the) customer|only (?:for|to) (?:its|the) owner", re.IGNORECASE)
-
-
 @exercise("04.2", "A permission error that forbids enumeration",
-          right="Right: the message says the account is not this customer's without naming whose it is, and forbids "
-                "trying other ids, the move that turns a refusal into enumeration.",
-          hints=("Say what happened (the account belongs to another customer) without saying whose it is.",
-                 "Then forbid the next move in so many words: do not try other account ids.",
+          right="The builder takes the message, it names neither the owner nor the account, and it invites no other "
+                "attempt.",
+          hints=("Say what happened (the account belongs to another customer) without saying whose.",
+                 "Then close off the next move, trying other account ids, in your own words.",
                  "Two sentences at most; the builder tool_error(\"toolu_01\", \"not_permitted\", message) tells you if "
-                 "it refuses the text."))
-def _permission(message: Any) -> str | None:
+                 "it refuses the text."),
+          judges=("structure", "forbidden", "contradiction"),
+          compare=Compare("whether it gives the reason and forbids trying other ids",
+                          "That account belongs to another customer, so this session cannot read it. Do not try other "
+                          "account ids; tell the customer you can only help with their own accounts.",
+                          ("Does it say why (the account is not this customer's), without whose it is?",
+                           "Does it forbid the move that turns a refusal into enumeration: trying other account ids?")))
+def _permission(message: Any) -> str | Finding | None:
+    """Structure: a str the builder accepts for not_permitted. Forbidden: the owner's name or the account id, blame.
+    Contradiction: another attempt invited (not_permitted is not retryable), a success claimed, another tool named.
+    Not judged: the reason and the prohibition."""
     if not isinstance(message, str):
         return "Your answer should be the message text: a str of one or two sentences."
     try:
@@ -96,16 +108,7 @@ def _permission(message: Any) -> str | None:
         return f"The contract's builder refuses this message: {exc}"
     leaked = [t for t in TENANTS if t != "acme" and re.search(rf"\b{t}\b", message, re.IGNORECASE)]
     if "ACC-4472" in message or leaked:
-        return ("Your message names the other customer or their account id; say only that the account belongs to "
-                "another customer.")
-    found = _asks_to_retry(message)
-    if found:
-        return (f"Your message asks for another attempt ({found!r}); on a refusal that is the invitation to try "
-                "again, or to try other ids. Forbid it instead.")
-    if not _REFUSED.search(message):
-        return ("Your message does not say why the call was refused; say that the account belongs to another "
-                "customer (without saying whose), so the model can tell the customer.")
-    if not _forbids_guessing(message):
-        return ("Your message explains the refusal, but nothing in it forbids trying other ids, and a model that reads "
-                "past the refusal may guess: add the prohibition (do not try other account ids).")
-    return None
+        return Finding("forbidden", "your message names the other customer or their account id; say only that the "
+                                    "account belongs to another customer.")
+    return judge_failure((message,), code=ErrorCode.NOT_PERMITTED, next=None, tools=TOOL_NAMES, failed="get_account",
+                         names=atlas_names(), where="your message")

@@ -1,16 +1,17 @@
-"""Checks for chapter 05's exercises: list_orders with found, empty and not found (05.1), and repair
-the wrapper that reports an empty list as an error (05.2), graded on T02 in every style.
+"""Checks for chapter 05's exercises: list_orders with found, empty and not found (05.1), graded on its outcomes
+and on what its note and error may not say, and repair the wrapper that reports an empty list as an error (05.2),
+graded on T02 in every style.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from ...atlas import atlas_session, grade, money
+from ...atlas import TOOL_NAMES, atlas_session, grade, money
 from ...dispatch.tool import CallContext, Tool
 from ...contract.errors import ErrorCode, ToolFailure
-from ._registry import BLANK, exercise, is_blank
-from ._shared import _attempt, _body, _crashed, _dispatch, _run
+from ._registry import BLANK, Compare, Finding, exercise, is_blank
+from ._shared import _attempt, _body, _crashed, _dispatch, _run, atlas_names
+from ._text import claims_failure, judge_failure
 
 
 _ORDERS_SCHEMA = {
@@ -24,19 +25,26 @@ _ORDERS_SCHEMA = {
     "required": ["account_id"],
     "additionalProperties": False,
 }
-_FAILURE_WORDS = re.compile(r"not found|\bno \w+ (?:were |was )?found|no such|error|fail|could not|couldn't|unable|missing",
-                            re.IGNORECASE)
 
 
 @exercise("05.1", "list_orders: found, empty, not found",
-          right="Right: orders come back as a list, an account with none comes back as a successful empty result "
-                "with a note, and only an account that does not exist is an error.",
+          right="Orders come back as a list, an account with none comes back as a successful empty result "
+                "whose note does not call it a failure, and only an account that does not exist is an error, whose "
+                "words repeat nothing sent and invite no other attempt.",
           hints=("Three outcomes: find_account gives None (no such account: not_found), the filtered list is empty "
                  "(an answer: empty_result), or there are orders.",
                  "empty_result(\"orders\", note, account_id=..., status=...) builds the empty answer; the note says "
                  "in words what is true, for example that the account has no open orders.",
-                 "Filter with: status == \"all\" or order.status == status; world.orders_of(account_id) lists them."))
-def _list_orders(handler: Any) -> str | None:
+                 "Filter with: status == \"all\" or order.status == status; world.orders_of(account_id) lists them."),
+          judges=("structure", "forbidden", "contradiction"),
+          compare=Compare("whether the note says what is true",
+                          "Account ACC-4475 has no orders with status all.",
+                          ("Does the note say what was found (no orders with that status, on an account that exists)?",
+                           "Would a model reading it tell the customer the account is fine, not missing?")))
+def _list_orders(handler: Any) -> str | Finding | None:
+    """Structure: the three outcomes, counts, the empty result's shape, not_found with stop, the dispatcher's default.
+    Contradiction: a note that calls the empty answer a failure; a retry invited, a success claimed, another tool
+    named in the not_found. Forbidden: the id sent, internals, blame. Not judged: whether the note says what is true."""
     if not callable(handler):
         return "Pass your handler function list_orders itself (a function of args and ctx), not its result."
     found = {("ACC-4471", "all"): 3, ("ACC-4471", "open"): 1}
@@ -63,9 +71,9 @@ def _list_orders(handler: Any) -> str | None:
         note = value.get("note")
         if not isinstance(note, str) or not note.strip():
             return "Give the empty result a note that says in words what was found: nothing, for this account."
-        if _FAILURE_WORDS.search(note):
-            return ("Your note for an empty list reads like a failure; say what is true instead, e.g. that the "
-                    "account has no orders with that status.")
+        if (failed := claims_failure(note)) is not None:
+            return Finding("contradiction", f"your note for an empty list says {failed!r}, but the call succeeded: say "
+                                            "what is true instead, e.g. that the account has no orders with that status.")
     kind, value = _attempt(handler, {"account_id": "ACC-4417", "status": "all"})
     if kind == "crash":
         return _crashed(value, "for ACC-4417, which is no account at all")
@@ -76,8 +84,13 @@ def _list_orders(handler: Any) -> str | None:
         return f"An account id that matches no account is not_found, not {value.code.value}."
     if value.next is None or value.next.branch.value != "stop":
         return "Give the not_found a next=stop(...), so the agent asks the customer to check the number."
-    if "ACC-4417" in value.message:
-        return "Your not_found repeats the id the caller sent; name the argument (account_id) instead."
+    if "ACC-4417" in value.message or "ACC-4417" in value.next.say:
+        return Finding("forbidden", "your not_found repeats the id the caller sent; name the argument (account_id) "
+                                    "instead.")
+    wrong = judge_failure((value.message, value.next.say), code=value.code, next=value.next,
+                          tools=(*TOOL_NAMES, "list_orders"), failed="list_orders", names=atlas_names())
+    if wrong is not None:
+        return wrong
     block = _dispatch(Tool("list_orders", "List the orders on one of the customer's accounts.", _ORDERS_SCHEMA, handler),
                       {"account_id": "ACC-4475"})
     if block.get("is_error") or not isinstance(_body(block), dict):
@@ -86,7 +99,7 @@ def _list_orders(handler: Any) -> str | None:
 
 
 @exercise("05.2", "Repair the wrapper that reports empty as an error",
-          right="Right: the empty list is an answer again, with its note and balance, T02 ends correct in every "
+          right="The empty list is an answer again, with its note and balance, T02 ends correct in every "
                 "style, and a missing account or another customer's is still refused.",
           hints=("Call tool.handler(args, ctx) inside try/except ToolFailure; most calls pass straight through.",
                  "Turn only a not_found into an empty result, and only when world.account(args[\"account_id\"]) "
@@ -94,6 +107,7 @@ def _list_orders(handler: Any) -> str | None:
                  "Build it with empty_result(\"invoices\", note, account_id=..., status=..., balance_due=...); "
                  "money(world.balance_cents(account_id)) is the balance."))
 def _repaired(repaired: Any) -> str | None:
+    """Structure: a Tool; T02 correct in every style; ACC-1981's empty result and balance; refusals kept. No free text is read."""
     if not callable(repaired):
         return "Pass your function repaired itself: it takes (tool, world) and returns a Tool."
     for style in ("raw", "generic", "contract"):

@@ -47,12 +47,13 @@ _LOOP_CASES: tuple[tuple[str, list[tuple[str, Any, str]], int | None, str], ...]
 
 
 @exercise("06.1", "A loop guard on (tool, arguments, error)",
-          right="Right: your guard stops where the dispatcher's breaker does, on the second identical triple, and "
+          right="Your guard stops where the dispatcher's breaker does, on the second identical triple, and "
                 "lets varied arguments, other tools and other codes through.",
           hints=("Walk the failures in order, keeping a set of the triples seen so far.",
                  "Make each triple hashable and order-proof: (tool, json.dumps(args, sort_keys=True), code).",
                  "Return the index i of the first triple already in the set; return None after the loop."))
 def _loop_guard(guard: Any) -> str | None:
+    """Structure: the index the breaker acts at, on ten histories and T21's. No free text is read."""
     if not callable(guard):
         return "Pass your function first_repeat itself: it takes a list of (tool, args, code) and returns an index or None."
     for name, failures, want, advice in _LOOP_CASES:
@@ -77,7 +78,7 @@ def _t21_history() -> list[tuple[str, Any, str]]:
 
 
 @exercise("06.2", "Bounds that stop a loop and spare a real run",
-          right="Right: the loop ends on the cost cap within three calls, and the contract runs that need three "
+          right="The loop ends on the cost cap within three calls, and the contract runs that need three "
                 "calls still finish correctly.",
           hints=("Read the table above: what each run has spent after each model call. The loop and the contract "
                  "runs part ways at the third call.",
@@ -85,6 +86,7 @@ def _t21_history() -> list[tuple[str, Any, str]]:
                  "contract runs have spent after their second call, and at most what the loop has spent after its third.",
                  "max_steps must leave room for three calls; the default (12) does."))
 def _bounds(bounds: Any) -> str | None:
+    """Structure: the outcomes of T21 (cost_limit within three calls), T04 and T19 under the bounds. No free text is read."""
     if not isinstance(bounds, Bounds):
         return "Your answer should be a Bounds(...) object, for example Bounds(max_cost_usd=...)."
     loop = _run(atlas_session("T21", style="generic", seed=0, break_loops=False), bounds=bounds)

@@ -1,5 +1,6 @@
 """Checks for chapter 07's exercises: a leaner error body that says the same thing (07.1), and one
-failure written for three audiences (07.2), both over Atlas's catalogue failures.
+failure written for three audiences (07.2), both over Atlas's catalogue failures; 07.2 also judges what the
+customer's words may not say.
 """
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from ...dispatch.styles import Failure
 from ...dispatch.transient import RetryPolicy
 from ...models.transport import estimate_tokens
 from ...types import result_text
-from ._registry import exercise
+from ._registry import Compare, Finding, exercise
 from ._shared import _body, _run, _use
+from ._text import blames, claims_success, internals
 
 
 def _catalogue_failures(names: tuple[str, ...]) -> dict[str, Failure]:
@@ -52,14 +54,18 @@ def _style_block(style: Callable[[Failure], Any], failure: Failure, case: str) -
 
 
 @exercise("07.1", "A leaner error body that says the same thing",
-          right="Right: every failure reads as the same branch as the contract, leaks nothing, costs fewer tokens, "
+          right="Every failure reads as the same branch as the contract, leaks nothing, costs fewer tokens, "
                 "and the five tickets still end correctly.",
           hints=("Start from failure.error.body(): what in it does the reader need to choose a branch?",
-                 "next's say repeats what message already tells the model; the branch, tool and argument are what "
-                 "a program reads. json.dumps(..., separators=(\",\", \":\")) drops the spaces.",
+                 "Where next names a tool or an argument, those fields decide and say mostly repeats them; on a stop, "
+                 "say is what to tell the customer (and what to offer), which message may not. "
+                 "json.dumps(..., separators=(\",\", \":\")) drops the spaces.",
                  "Return {\"type\": \"tool_result\", \"tool_use_id\": failure.error.tool_use_id, \"is_error\": True, "
-                 "\"content\": <your JSON>}."))
-def _lean(style: Any) -> str | None:
+                 "\"content\": <your JSON>}."),
+          judges=("structure", "forbidden"))
+def _lean(style: Any) -> str | Finding | None:
+    """Structure: a block per failure that selects the contract's branch, keeps code and message, costs a tenth less;
+    five tickets still correct. Forbidden: the library's raw text. No other free text is read."""
     if not callable(style):
         return "Pass your style function itself: it takes a Failure and returns a tool_result block."
     failures = _catalogue_failures(_ALL_CASES)
@@ -70,7 +76,8 @@ def _lean(style: Any) -> str | None:
             return problem or f"For '{case}' your style returned no text for the model to read."
         body = result_text(failure.error.block()["content"])
         if failure.raw.strip() and failure.raw != failure.error.message and failure.raw in text:
-            return f"For '{case}' your text passes on the library's raw text; that is the raw style, not a lean contract."
+            return Finding("forbidden", f"for '{case}' your text passes on the library's raw text; that is the raw "
+                                        "style, not a lean contract.")
         theirs, ours = _selects(text), _selects(body) or ("stop", None, None)
         if theirs is None:
             return (f"For '{case}' the text does not parse as a contract body (JSON with error and a boolean "
@@ -82,9 +89,9 @@ def _lean(style: Any) -> str | None:
         if parsed.get("error") != failure.error.code.value or parsed.get("message") != failure.error.message:
             return f"For '{case}' keep the code and the message as the contract has them; they are what the model relays."
         spent, contract = spent + estimate_tokens(text), contract + estimate_tokens(body)
-    if spent > 0.8 * contract:
+    if spent > 0.9 * contract:
         return (f"Over the sixteen catalogue failures your bodies cost {spent} estimated tokens against the "
-                f"contract's {contract}; find at least a fifth to cut.")
+                f"contract's {contract}; find at least a tenth to cut.")
     for name in ("T04", "T05", "T19", "T21", "T22"):
         verdict = grade(_run(atlas_session(name, style=style, seed=0)))
         if not verdict.correct:
@@ -113,21 +120,31 @@ def _branch(selected: tuple[str, str | None, str | None]) -> str:
 
 _AUDIENCE_CASES = ("warehouse timeout", "refund above the ceiling", "another customer's account", "deleted order",
                    "refund service outage", "unknown account", "quantity above the cap")
-_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
-_INTERNAL_WORDS = re.compile(r"traceback|\.internal\b|/srv/|\bhttp\b|\w+error\b|exception|\bsql|\bora-\d|[{}<>]|"
-                             r"\bretryable\b|\bargument\b|\bstatus code\b", re.IGNORECASE)
+# The system's own words, which a customer should never read (on top of _text.internals: names, classes, hosts).
+_JARGON = re.compile(r"\btraceback\b|\bstack\s*trace\b|\bhttps?\b|\bsql\b|[{}<>]|\bretryable\b|\bargument\b|"
+                     r"\bstatus\s+code\b|\b(?:error|status|code|http)\s*[45]\d\d\b|\bnull\b|"
+                     r"\bexception\s+(?:occurred|was\s+(?:raised|thrown)|raised|thrown)\b", re.IGNORECASE)
 
 
 @exercise("07.2", "One failure, three audiences",
-          right="Right: the trace keeps every detail, the model reads the contract body and nothing internal, and "
-                "the customer gets plain, specific words.",
+          right="The trace keeps every detail, the model reads the contract body and nothing internal, and "
+                "the customer gets short, different words per kind of failure, with nothing internal, no blame and "
+                "no success claimed.",
           hints=("The trace can simply join failure.raw and failure.error.detail; the model's text is the "
                  "contract's block content.",
                  "The customer never sees a tool name, an argument name or a code: write one plain sentence per "
                  "error code (a dict keyed by failure.error.code.value works).",
                  "Read each sentence aloud as if to a customer who has never heard of query_warehouse or "
-                 "not_permitted."))
-def _audiences(split: Any) -> str | None:
+                 "not_permitted: does it say what happened, without claiming anything was done?"),
+          judges=("structure", "forbidden", "contradiction"),
+          compare=Compare("whether each customer sentence is plain and specific",
+                          "That goes beyond a limit I can approve myself, so it needs a colleague or cannot be done.",
+                          ("Does each sentence tell the customer what happened to their request, in their words?",
+                           "Does it say what happens next (a colleague, a number to check, a later try)?")))
+def _audiences(split: Any) -> str | Finding | None:
+    """Structure: the three texts, the trace's detail, the contract body, the length, different words per code.
+    Forbidden: names, internals or jargon in the customer's text, blame. Contradiction: a success claimed to the
+    customer after a failure. Not judged: whether the words are plain and specific."""
     if not callable(split):
         return "Pass your function audiences itself: it takes a Failure and returns a dict with trace, model and customer."
     said: dict[str, set[str]] = {}
@@ -151,13 +168,17 @@ def _audiences(split: Any) -> str | None:
         words = customer.strip()
         if not words:
             return f"The customer's text for '{case}' is empty; they need to hear what happened."
-        named = [t for t in TOOL_NAMES if t in words] or _IDENTIFIER.findall(words)
-        if named:
-            return f"The customer's text for '{case}' contains '{named[0]}', a name from the code; use plain words."
-        inside = _INTERNAL_WORDS.search(words)
+        named = [t for t in TOOL_NAMES if t in words]
+        inside = named[0] if named else internals(words) or (m.group(0) if (m := _JARGON.search(words)) else None)
         if inside:
-            return (f"The customer's text for '{case}' contains '{inside.group(0)}', which is the system talking, "
-                    "not a person; use plain words.")
+            return Finding("forbidden", f"the customer's text for '{case}' contains '{inside}', which is the system "
+                                        "talking, not a person; use plain words.")
+        if (fault := blames(words)) is not None:
+            return Finding("forbidden", f"the customer's text for '{case}' blames them ({fault!r}); say what to check, "
+                                        "not whose fault it is.")
+        if (done := claims_success(words)) is not None:
+            return Finding("contradiction", f"the customer's text for '{case}' says {done!r}, but the call failed "
+                                            f"({failure.error.code.value}): never tell a customer it was done.")
         sentences = [s for s in re.split(r"(?<=[.!?])\s+", words) if s]
         if len(sentences) > 2 or len(words) > 240:
             return f"The customer's text for '{case}' is long; one or two short sentences are enough."

@@ -35,6 +35,7 @@ def _observe(faults: list[Fault]) -> tuple[tuple[str, str | None] | None, int, l
                  "A refusal (not_permitted, not_found, invalid_argument, limit_exceeded) reaches the model however "
                  "often it fires, and nothing is applied."))
 def _check_induced(answer: Any) -> str | None:
+    """Structure: each scenario's faults, and the predictions against the run. No free text is read."""
     if not isinstance(answer, dict):
         return "Your answer should be the dict scenarios: name -> (faults, what the model reads, changes applied)."
     if all(is_blank(v) for v in answer.values()):
@@ -127,6 +128,7 @@ BROKEN_10 = (
                  "jsonschema.Draft202012Validator(error_schema()).validate(body) raises ValidationError on the shape; "
                  "then assert next['branch'] in {b.value for b in ALLOWED_BRANCHES[ErrorCode(body['error'])]}."))
 def _check_contract_test(test: Any) -> str | None:
+    """Structure: the test passes every good block and fails each of BROKEN_10 by an assertion. No free text is read."""
     if not callable(test):
         return "Pass your test function itself (no parentheses), so the check can call it on each block."
     for what, block in _good_blocks():

@@ -34,6 +34,7 @@ _SETS_11 = ((6, 3, 4, 1), (7, 3, 0, 0), (0, 5, 3, 0), (5, 0, 2, 2), (70, 30, 12,
                  "Wilson: centre = (p + z²/2n) / (1 + z²/n), half = z·sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n), z = Z95.",
                  "Return the three numbers as fractions between 0 and 1: (k / n, centre - half, centre + half)."))
 def _check_recovery(fn: Any) -> str | None:
+    """Structure: the rate and the Wilson interval, equal to metrics.recovery on five sets. No free text is read."""
     if not callable(fn):
         return "Pass the function recovery_by_hand itself (no parentheses), so the check can try it on other episodes."
     for counts in _SETS_11:
@@ -97,6 +98,7 @@ def _tickets(value: Any) -> set[str] | None:
                  ".without, each with .successes and .n.",
                  "hurt: with_faults.rate < without.rate. fails_without_faults: without.successes < without.n."))
 def _check_sweep(answer: Any) -> str | None:
+    """Structure: a paired sweep, re-run in part, and the two readings equal to its records. No free text is read."""
     if not isinstance(answer, dict):
         return "Return a dict with the keys records, hurt and fails_without_faults."
     missing = [k for k in ("records", "hurt", "fails_without_faults") if k not in answer]

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from ..byo import first_violation
 from ...dispatch.transient import Transient
 from ...contract.errors import ToolFailure, stop
-from ._registry import exercise
+from ._registry import Finding, exercise
 
 
 def _takes(fn: Callable[..., Any], n: int) -> bool:
@@ -23,22 +23,33 @@ def _takes(fn: Callable[..., Any], n: int) -> bool:
 
 
 @exercise("13.1", "Your own dispatcher",
-          right="Right: one result per id in order, contract errors with nothing echoed or leaked, transients retried "
+          right="One result per id in order (a repeated id answered once and not run), contract errors with nothing "
+                "echoed or leaked, transients retried "
                 "with one key per tool_use, and a breaker on the repeated (tool, arguments, code) triple.",
           hints=("Answer one block at a time with a helper that returns (result, error code or None), and catch "
                  "ToolFailure, then Transient and TimeoutError, then any other Exception, each separately.",
                  "Build every error with tool_error(block['id'], code, message, next=...).block(): pass on a "
                  "ToolFailure's code, message and next; for the rest write your own words, never str(exc).",
                  "Retry Transient and TimeoutError up to 3 times with key=block['id']; then keep "
-                 "(name, json.dumps(input, sort_keys=True), code) in seen and return the first triple already there."))
-def _check_dispatch(fn: Any) -> str | None:
+                 "(name, json.dumps(input, sort_keys=True), code) in seen and return the first triple already there.",
+                 "Keep the ids this message has already had answered: a tool_use whose id repeats one gets no second "
+                 "result, and its tool is not run (chapter 10, section 2)."),
+          judges=("structure", "forbidden"))
+def _check_dispatch(fn: Any) -> str | Finding | None:
+    """Structure: the five structural properties of probe.CASES (byo.properties), one result per id among them.
+    Forbidden: internals and echoed values in the results. The messages are not read for their ideas."""
     if not callable(fn):
         return "Pass your function dispatch itself (no parentheses): the check calls it as dispatch(content, tools, seen)."
     if not _takes(fn, 3):
         return ("dispatch takes three arguments, (content, tools, seen): seen is the set the loop keeps for one run, "
                 "so the breaker can remember earlier messages.")
     verdict = first_violation(fn)
-    return None if verdict is None else verdict.feedback()
+    if verdict is None:
+        return None
+    return Finding("forbidden" if verdict.prop in _FORBIDDEN else "structure", verdict.feedback())
+
+
+_FORBIDDEN = ("no internals", "no echoed argument")  # the properties about what a result may not say
 
 
 class _Flaky:
@@ -79,7 +90,7 @@ _RETRY_CASES: tuple[tuple[str, int, Callable[[], BaseException], bool, list[floa
 
 
 @exercise("13.2", "A harness retry that honours Retry-After",
-          right="Right: transients retried three times with one key and a doubling wait, a short Retry-After waited "
+          right="Transients retried three times with one key and a doubling wait, a short Retry-After waited "
                 "out, a long one given up at once, and refusals and crashes never retried.",
           hints=("Loop over attempts 1, 2, 3; call tool(args, key=key) inside try, and catch only Transient and "
                  "TimeoutError.",
@@ -88,6 +99,7 @@ _RETRY_CASES: tuple[tuple[str, int, Callable[[], BaseException], bool, list[floa
                  "Otherwise wait retry_after when there is one, else 0.25 * 2 ** (attempt - 1), with sleep(...), "
                  "and go round again."))
 def _check_retry(fn: Any) -> str | None:
+    """Structure: attempts, keys and waits on nine cases, equal to the library's policy. No free text is read."""
     if not callable(fn) or not _takes(fn, 4):
         return "Pass your function retry itself: the check calls it as retry(tool, args, key, sleep)."
     for what, fail, error, raises, waits, attempts, advice in _RETRY_CASES:

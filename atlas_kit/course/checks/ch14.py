@@ -1,5 +1,6 @@
 """Checks for chapter 14's exercises: a list result that says when it was cut short (14.1), run through the
-real dispatcher and the stand-in on T30 and T31; and a paired comparison of two arms by hand (14.2).
+real dispatcher and the stand-in on T30 and T31, its note judged for contradictions; and a paired comparison of
+two arms by hand (14.2).
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from ...models.choose import SIMULATED
 from ...models.standin.model import OFFLINE_MODEL, offline_client
 from ...experiments.stats import fisher_exact, mcnemar_exact, pair_records, paired_difference
 from ...types import Record
-from ._registry import BLANK, exercise, is_blank
+from ._registry import BLANK, Compare, Finding, exercise, is_blank
+from ._text import claims_complete
 
 __all__ = ["paired_records"]
 
@@ -32,7 +34,7 @@ def _call(fn: Callable[..., Any], rows: list[dict[str, Any]], matched: int) -> t
         return None, type(exc).__name__
 
 
-def _shape(fn: Callable[..., Any]) -> str | None:
+def _shape(fn: Callable[..., Any]) -> str | Finding | None:
     """What is wrong with the results themselves, for a whole list, a cut one and an empty one."""
     whole, raised = _call(fn, _ROWS, 3)
     if raised or not isinstance(whole, dict):
@@ -60,6 +62,12 @@ def _shape(fn: Callable[..., Any]) -> str | None:
                 "pass it on as the total.")
     if not isinstance(cut.get("note"), str) or len(cut["note"].split()) < 4:
         return "Add a note in words: what is missing, and what to do next (call again; if still cut, tell the customer)."
+    if (whole := claims_complete(cut["note"])) is not None:
+        return Finding("contradiction", f"the note says {whole!r}, but the list says complete False: say what is "
+                                        "missing instead.")
+    if "$798.00" in cut["note"]:
+        return Finding("contradiction", "the note states $798.00, the sum of the rows that came back, which a model "
+                                        "will pass on as the total: leave the partial sum out.")
     other = [{"invoice_id": f"INV-3{n:04d}", "status": "paid", "amount": money(1250 * n + 99)} for n in range(1, 6)]
     for rows, matched in ((other, 5), (other[:1], 5)):  # another list, whole and cut to one row
         got, raised = _call(fn, rows, matched)
@@ -111,14 +119,22 @@ def _end_to_end(fn: Callable[..., Any]) -> str | None:
 
 
 @exercise("14.1", "Say so when the list is cut short",
-          right="Right: a cut list keeps its rows, says complete False with count and returned, gives no partial total, "
-                "and the stand-in asks again (T30) or tells the customer the list is incomplete (T31).",
+          right="A cut list keeps its rows, says complete False with count and returned, gives no partial total in a "
+                "field or in its note, and the stand-in asks again (T30) or tells the customer the list is incomplete (T31).",
           hints=("Compare len(rows) with matched: equal means whole, fewer means cut short.",
                  "Whole: count, invoices and total_amount = money(sum of the rows' cents). Cut: the same rows, "
                  "count = matched, returned = len(rows), complete False, total_amount None, and a note.",
                  "The note says what is missing and what to do: call again, and if it is still incomplete, tell the "
-                 "customer the full list could not be retrieved."))
-def _check_cut(fn: Any) -> str | None:
+                 "customer the full list could not be retrieved."),
+          judges=("structure", "contradiction"),
+          compare=Compare("whether the note says what is missing and what to do next",
+                          "Only 2 of the 3 matching invoices came back, so this list has no total. Call again; if it "
+                          "is still short, tell the customer the full list could not be retrieved.",
+                          ("Does the note say what is missing (how many of how many came back)?",
+                           "Does it say what to do: call again, and if it is still short, tell the customer?")))
+def _check_cut(fn: Any) -> str | Finding | None:
+    """Structure: the fields of a whole, a cut and an empty list, a note of a few words, T30 and T31 run end to end.
+    Contradiction: a note that calls the cut list whole or states its partial sum. Not judged: what the note says to do."""
     if not callable(fn):
         return "Pass the function paid_result itself (no parentheses): the check calls it with rows it chooses."
     first, _ = _call(fn, _ROWS, 3)
@@ -187,12 +203,13 @@ def _diagnose(records: list[Record], got: tuple[float, float]) -> str:
 
 
 @exercise("14.2", "Pair the episodes, then test",
-          right="Right: the difference over episodes both arms ran, and McNemar's exact p from the discordant pairs.",
+          right="The difference over episodes both arms ran, and McNemar's exact p from the discordant pairs.",
           hints=("Keep only finished records of the two arms; key each by (ticket, trial, seed); keep keys in both.",
                  "Count b = pairs right only with contract and c = pairs right only with raw; the difference is "
                  "(b - c) / number of pairs.",
                  "Two-sided exact p = min(1, 2 * sum(comb(b + c, k) for k in range(min(b, c) + 1)) / 2 ** (b + c))."))
 def _check_pairing(fn: Any) -> str | None:
+    """Structure: the difference and McNemar's p, equal to the library's on three record sets. No free text is read."""
     if not callable(fn):
         return "Pass the function paired_test itself (no parentheses): the check calls it on record sets it builds."
     for seed in (1, 2, 3):

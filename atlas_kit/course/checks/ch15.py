@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from ...atlas import atlas_session
 from ...dispatch.dispatcher import DispatchResult
-from ._registry import exercise
+from ._registry import Finding, exercise
 
 _REFUND = ("T04", "issue_refund", {"invoice_id": "INV-20411", "amount_cents": 65000, "reason": "Course cancelled."})
 _LOOKUP = ("T01", "get_account", {"account_id": "ACC-4471"})
@@ -31,12 +31,13 @@ def _text(result: Any) -> str | None:
 
 
 @exercise("15.1", "One dispatch as an MCP tool result",
-          right="Right: a contract failure carries its whole body in the text and the same body in structuredContent, "
+          right="A contract failure carries its whole body in the text and the same body in structuredContent, "
                 "a raw or generic failure keeps its text and claims no structure, and a success is not an error.",
           hints=("Start from out.results[0]: its 'content' is the text the model reads, and 'is_error' says whether it failed.",
                  "Only a contract failure has a body to structure: json.loads the text, or use out.failures[0].error.body().",
                  "The shape is {'content': [{'type': 'text', 'text': ...}], 'isError': ..., 'structuredContent': ...}."))
 def _mcp_result(fn: Any) -> str | None:
+    """Structure: text, isError and structuredContent for four dispatches, equal to the dispatcher's. No free text is read."""
     if not callable(fn):
         return "Pass your function mcp_result itself: it takes (out, style) and returns a dict."
     for case, style, what in ((_REFUND, "contract", "the contract's refund failure"), (_REFUND, "raw", "the raw refund failure"),
@@ -103,13 +104,16 @@ async def _drive(call_tool: Callable[[str, Any], Any]) -> list[tuple[str, Any]]:
 
 
 @exercise("15.2", "Your own MCP server's tools/call, contract-tested",
-          right="Right: through the in-memory client your server answers a good call, words both failures as contract "
+          right="Through the in-memory client your server answers a good call, words both failures as contract "
                 "bodies in the text and in structuredContent, and refuses an unknown tool with a protocol error that "
                 "names the tools and not the caller's name.",
           hints=("Check the name first: if it is not in shop.tools, raise MCPError(INVALID_PARAMS, ...) naming the tools.",
                  "Otherwise build one tool_use block, shop.dispatch([block]), and return mcp_result(out, 'contract').",
-                 "The message of the MCPError is read by people and clients: list sorted(shop.tools), never the name sent."))
-def _call_tool(fn: Any) -> str | None:
+                 "The message of the MCPError is read by people and clients: list sorted(shop.tools), never the name sent."),
+          judges=("structure", "forbidden"))
+def _call_tool(fn: Any) -> str | Finding | None:
+    """Structure: the results and the protocol error through the in-memory client, the tools named by name. Forbidden:
+    the unknown name sent, repeated. The messages are not read for their ideas."""
     if not callable(fn):
         return "Pass your function call_tool itself: it takes (name, arguments) and returns a CallToolResult dict."
     try:
@@ -135,7 +139,9 @@ def _call_tool(fn: Any) -> str | None:
                 "MCPError(INVALID_PARAMS, ...) before dispatching.")
     if unknown.code != -32602:
         return f"The unknown tool's error code is {unknown.code}; use INVALID_PARAMS (-32602), as the spec does."
-    if "restock_everything" in unknown.message or "stock_level" not in unknown.message:
-        return ("The unknown tool's message should name the tools this server has (stock_level) and never repeat "
-                "the name the caller sent.")
+    if "restock_everything" in unknown.message:
+        return Finding("forbidden", "the unknown tool's message repeats the name the caller sent; name the tools this "
+                                    "server has (stock_level) instead.")
+    if "stock_level" not in unknown.message:
+        return "The unknown tool's message should name the tools this server has (stock_level), so the caller can pick one."
     return None

@@ -184,17 +184,27 @@ class _Mind:
         return None  # stop this goal; decide() moves on to the next one or answers
 
 
+# What a `say` may ask the model to do beyond telling: each is passed on in the customer's words.
+_FOLLOW_UPS = ((re.compile(r"\boffer (?:to )?(?:escalat|pass)\w*|\boffer escalation", re.IGNORECASE),
+                "I can pass this to a person on our team if you would like."),
+               (re.compile(r"\band ask them to (?:confirm|check)\b", re.IGNORECASE),
+                "Could you check it and send it to me again?"))
+
+
 def _customer_words(message: str) -> str:
-    """A contract message turned toward the customer: its first sentence, plus any 'Tell the customer ...'."""
+    """A contract message turned toward the customer: its first sentence, any 'Tell the customer ...', and what
+    the same `say` asks to offer or to ask (a person to hand over to, a number to check)."""
     if not message:
         return ""
     first = message.split(". ")[0].rstrip(".") + "."
     tell = message.split("Tell the customer ", 1)
     if len(tell) == 2:
-        rest = tell[1].split(". ")[0].split(";")[0].split(", and ")[0].split(" and ask")[0].rstrip(". ")
+        said = tell[1].split(". ")[0].split(";")[0]
+        rest = said.split(", and ")[0].split(" and ask")[0].rstrip(". ")
         rest = rest.removeprefix("that ")
         rest = "I " + rest[4:] if rest.startswith("you ") else "you " + rest[5:] if rest.startswith("they ") else rest
         first += " " + rest[:1].upper() + rest[1:] + "."
+        first += "".join(f" {words}" for pattern, words in _FOLLOW_UPS if pattern.search(said))
     return first
 
 
