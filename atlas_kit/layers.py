@@ -9,7 +9,7 @@ __all__ = ["LAYERS", "layer_of"]
 
 # (name, the top-level modules and sub-packages in it). Sub-packages count as one module: atlas/ is a layer.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("shared types", frozenset({"types", "layers"})),
+    ("shared types", frozenset({"types", "layers", "tokens"})),
     ("the contract", frozenset({"trace", "internals", "errors", "arguments", "schema_subset", "vocab"})),
     ("dispatch", frozenset({"dispatch", "tool_runner"})),
     ("atlas", frozenset({"atlas"})),
