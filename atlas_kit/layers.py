@@ -10,7 +10,7 @@ __all__ = ["LAYERS", "layer_of"]
 # (name, the top-level modules and sub-packages in it). Sub-packages count as one module: atlas/ is a layer.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("shared types", frozenset({"types", "layers", "tokens"})),
-    ("the contract", frozenset({"trace", "internals", "errors", "arguments", "schema_subset", "vocab"})),
+    ("the contract", frozenset({"trace", "internals", "errors", "arguments", "schema_subset", "vocab", "rubric"})),
     ("dispatch", frozenset({"dispatch", "tool_runner"})),
     ("atlas", frozenset({"atlas"})),
     ("models and the agent loop", frozenset({"transport", "replies", "retries", "cassette", "replay", "reading",
