@@ -47,7 +47,7 @@ _PATTERNS: tuple[tuple[InternalKind, str], ...] = (
             r"\brelation \"[\w.]+\" does not exist\b|\bduplicate key value\b)"),
     ("database error code", r"\bORA-\d{4,5}\b|(?i:\bSQLSTATE\b)|\bERROR \d{4} \(\w{5}\)|\bE11000\b"),
     ("OS error code", r"\[Errno \d+\]|\b(?:ENOENT|EACCES|EPERM|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EEXIST|ENOTDIR|"
-                      r"EISDIR|ENOTEMPTY|EADDRINUSE|EPIPE|ENOTFOUND|EAI_AGAIN|EMFILE)\b"),
+                      r"EISDIR|ENOTEMPTY|ENAMETOOLONG|ELOOP|EROFS|ENOSPC|EADDRINUSE|EPIPE|ENOTFOUND|EAI_AGAIN|EMFILE|EBUSY)\b"),
     ("validation dump", r"(?i:errors\.pydantic\.dev|for further information visit\b|\b\d+ validation errors? for\b|"
                         r"\binput_value=|\[type=[a-z_]+,|\bfailed validating\b|\bon instance\[|\bZodError\b|"
                         r"\"code\":\s*\"invalid_(?:type|union|enum_value)\")"),

@@ -17,7 +17,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                                              "planner", "offline", "models", "pricing", "agent"})),
     ("experiments", frozenset({"results", "episodes", "guard", "experiments", "metrics", "stats", "implicit",
                                "batch", "batch_journal", "batch_parts", "batch_transport", "mcp_episode",
-                               "mcp_server", "mcp_host", "byo", "inspect_ai_bridge"})),
+                               "mcp_server", "mcp_host", "byo", "inspect_ai_bridge", "audit"})),
     ("the face: tables, charts, widgets, display", frozenset({"tables", "display", "charts", "playground", "presets",
                                                              "checks", "course", "grading", "cli", "__main__",
                                                              "__init__"})),
