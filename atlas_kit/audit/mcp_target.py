@@ -1,4 +1,4 @@
-"""An MCP server as an audit target: a command run over stdio, or a streamable HTTP URL, through the official SDK.
+"""An MCP server as an audit target: a command over stdio, a streamable HTTP URL, or an SDK Server in this process.
 
 Each way a connection can fail becomes one line (command not found, exited at start, not an MCP server, timed
 out); the server's stderr goes to a file, never to the terminal. Needs the `mcp` extra. Chapters 10 and 15.
@@ -11,10 +11,11 @@ import shutil
 import tempfile
 import time
 from contextlib import AsyncExitStack
-from typing import IO, Iterator
+from typing import IO, Any, Iterator
 
 import anyio
 from mcp import Client, MCPError
+from mcp.server import Server
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult
@@ -41,14 +42,19 @@ class _Lines(logging.Handler):
 
 
 class McpTarget:
-    """`command` (argv) over stdio, or `url` over streamable HTTP. Enter it once; every call has its own timeout."""
+    """`command` (argv) over stdio, or `url` over streamable HTTP. Enter it once; every call has its own timeout.
 
-    def __init__(self, *, command: list[str] | None = None, url: str | None = None, connect_timeout: float = 20.0,
-                 env: dict[str, str] | None = None) -> None:
-        if (command is None) == (url is None):
-            raise ValueError("McpTarget takes command= (the server's argv) or url=, not both and not neither.")
-        self.command, self.url, self.connect_timeout, self.env = command, url, connect_timeout, env
-        self.label = url if url is not None else " ".join(command or [])
+    The command runs with this process's environment (plus `env`), as it would from your shell.
+    """
+
+    def __init__(self, *, command: list[str] | None = None, url: str | None = None, server: Server[Any] | None = None,
+                 connect_timeout: float = 20.0, env: dict[str, str] | None = None) -> None:
+        if sum(x is not None for x in (command, url, server)) != 1:
+            raise ValueError("McpTarget takes one of command= (the server's argv), url= or server= (an SDK Server "
+                             "in this process).")
+        self.command, self.url, self.server, self.connect_timeout, self.env = command, url, server, connect_timeout, env
+        self.label = url if url is not None else f"{server.name} (in process)" if server is not None else \
+            " ".join(command or [])
         self._stack = AsyncExitStack()
         self._client: Client | None = None
         self._stderr: IO[str] | None = None
@@ -61,8 +67,12 @@ class McpTarget:
             self._check_command(self.command[0])
             self._stderr = self._stack.enter_context(tempfile.TemporaryFile(mode="w+", encoding="utf-8",
                                                                             errors="replace"))
-            params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=self.env)
+            # Your environment, as your shell would give it (the SDK's default passes only PATH, HOME and a few).
+            params = StdioServerParameters(command=self.command[0], args=self.command[1:],
+                                           env={**os.environ, **(self.env or {})})
             client = Client(stdio_client(params, errlog=self._stderr), read_timeout_seconds=self.connect_timeout)
+        elif self.server is not None:
+            client = Client(self.server, mode="legacy", read_timeout_seconds=self.connect_timeout)
         else:
             client = Client(streamable_http_client(self.url or ""), read_timeout_seconds=self.connect_timeout)
         try:  # the handshake is bounded by read_timeout_seconds (a cancel scope around it would outlive its task group)

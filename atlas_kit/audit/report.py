@@ -144,7 +144,8 @@ def render_text(audit: Audit, *, width: int = 100) -> str:
     lim = audit.limits
     calls = sum(o.reply is not None for t in audit.tools for o in t.outcomes)
     lines = [f"atlas-kit audit: {clip(redact(audit.target), width - 17)}",
-             f"{len(audit.tools)} tools, {calls} calls in {audit.seconds:.1f} s. Limits: {lim.call_timeout:g} s a "
+             f"{len(audit.tools)} tool{'s' * (len(audit.tools) != 1)}, {calls} call{'s' * (calls != 1)} in "
+             f"{audit.seconds:.1f} s. Limits: {lim.call_timeout:g} s a "
              f"call, {lim.total_seconds:g} s in all, at most {lim.calls_per_tool} calls a tool; side effects "
              f"{'allowed' if lim.allow_side_effects else 'not allowed'}.", ""]
     name_w = min(max([4, *(len(t.tool.name) for t in audit.tools)]), 28)
@@ -190,6 +191,11 @@ def _notes(audit: Audit) -> list[str]:
         names = ", ".join(dict.fromkeys(tools))
         out.append(f"  {len(tools)} case(s) {what} [{clip(names, 80)}]")
     out += [f"  a --cases entry names {c.tool!r}, which this target does not have" for c in audit.unmatched[:5]]
+    texts = {o.reply.text for t in audit.tools for o in t.outcomes if o.judgement is not None and o.reply is not None}
+    judged = sum(len(t.judgements) for t in audit.tools)
+    if judged >= 5 and len(texts) == 1:
+        out.append(f"  all {judged} answers were the same text: the server may need some state first (a login, a "
+                   "session, an open ticket), so these scores judge that one answer")
     if audit.stopped:
         out.append(f"  the audit stopped early: {audit.stopped}.")
     return ["", "Not judged:", *out] if out else []

@@ -6,6 +6,7 @@ Chapter 10 runs it on a real server and on Atlas.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -143,7 +144,7 @@ def audit_command(args: argparse.Namespace) -> int:
         return 2
     finally:
         bar.close()
-    print(render_text(audit))
+    _say(render_text(audit))
     doc = to_json(audit)
     try:
         _write(args, doc)
@@ -153,6 +154,14 @@ def audit_command(args: argparse.Namespace) -> int:
     return _verdict(args, audit)
 
 
+def _say(text: str) -> None:
+    """Print to stdout; a reader that left early (`| head`) ends the printing, not the audit's exit code."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stdout stays replaced until the process exits
+
+
 def _write(args: argparse.Namespace, doc: AuditJSON) -> None:
     import json
 
@@ -160,10 +169,10 @@ def _write(args: argparse.Namespace, doc: AuditJSON) -> None:
 
     if args.json:
         args.json.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        print(f"Wrote {args.json}.")
+        _say(f"Wrote {args.json}.")
     if args.html:
         args.html.write_text(render_html(doc), encoding="utf-8")
-        print(f"Wrote {args.html}.")
+        _say(f"Wrote {args.html}.")
 
 
 def _verdict(args: argparse.Namespace, audit: Audit) -> int:
