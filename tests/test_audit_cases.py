@@ -71,6 +71,21 @@ def test_sample_satisfies_any_schema_without_a_pattern(schema):
     assert check_arguments(wrapped, {"x": sample(schema)}) is None
 
 
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-5, 10**9) | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                        st.sampled_from(["type", "properties", "required", "enum", "maxLength", "minLength", "items",
+                                         "minItems", "anyOf", "pattern", "format", "a"]), inner, max_size=4),
+                    max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.sampled_from(["type", "properties", "required", "additionalProperties"]), JSON, max_size=4))
+def test_any_schema_a_server_lists_gives_cases_without_raising(schema):
+    # A server's schema is untrusted input: malformed keywords, wrong types, absurd sizes.
+    cases = cases_for("t", {"type": "object", **schema})
+    assert all(len(json.dumps(c.arguments, default=str)) < 200_000 for c in cases)
+
+
 def test_a_cases_file_in_jsonl_or_as_a_list(tmp_path):
     line = {"tool": "get_invoice", "arguments": {"invoice_id": "INV-0000"}, "why": "no invoice has this id"}
     jsonl = tmp_path / "c.jsonl"

@@ -154,9 +154,13 @@ def render_text(audit: Audit, *, width: int = 100) -> str:
         c = counts(t)
         lines.append(f"{clip(t.tool.name, name_w):<{name_w}}  {_score(t.score):>5}  "
                      + " ".join(f"{_cell(c[r]):<7}" for r in RULES))
+    sizes = [j.tokens for t in audit.tools for j in t.judgements]
     lines += ["", f"server score: {_score(audit.score)} / 100 ({FORMULA}).",
               f"✓n: all n answers passed; ✗k/n: k of n failed; ·: nothing to judge. Length: at most {MAX_TOKENS} "
-              f"tokens, {TOKENS}; each answer is re-sent with every later request."]
+              f"tokens, {TOKENS}."]
+    if sizes:
+        lines.append(f"Answers: {sum(sizes) / len(sizes):.0f} tokens on average, {max(sizes)} at most; an error stays "
+                     "in the transcript, so each later request re-sends its tokens.")
     lines += _worst_lines(audit, width) + _notes(audit)
     return "\n".join(lines)
 

@@ -13,9 +13,8 @@ from typing import Callable, Literal, Protocol
 
 import anyio
 
-from ..arguments import check_arguments
 from ..rubric import Judgement, Verdict, judge, server_score, tool_score
-from .cases import CANARY, Case, cases_for
+from .cases import CANARY, Case, cases_for, satisfies
 from .targets import ConnectFailure, Reply, Target, ToolInfo
 
 __all__ = ["Audit", "Limits", "Outcome", "OutcomeKind", "ToolAudit", "run_audit"]
@@ -101,7 +100,7 @@ def plan(tool: ToolInfo, extra: list[Case], limits: Limits) -> list[Outcome | Ca
     calls = 0
     for case in [*extra, *cases_for(tool.name, tool.input_schema)]:
         if case.kind == "user":
-            case = replace(case, valid=check_arguments(tool.input_schema, case.arguments) is None)
+            case = replace(case, valid=satisfies(tool.input_schema, case.arguments))
         if case.valid and tool.may_change_state and not limits.allow_side_effects:
             planned.append(Outcome(case, "skipped", "its arguments satisfy the schema, so it would run the tool, and "
                                                     "the server does not say the tool is read-only; "
