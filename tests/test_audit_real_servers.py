@@ -2,7 +2,8 @@
 @modelcontextprotocol/server-memory and server-filesystem (npm, through npx on Node 20).
 
 They run only where installed, with no network: mcp-server-time from MCP_SERVER_TIME (its path) or PATH; the npm
-servers from npx's cache (`npx --offline`). Elsewhere each test is skipped with the command that installs it."""
+servers from npx's cache (`npx --offline`). Elsewhere each test is skipped with the command that installs it;
+ATLAS_REQUIRE_REAL_SERVERS=1 (for CI, which installs them first) turns the skip into a failure."""
 from __future__ import annotations
 
 import json
@@ -16,10 +17,16 @@ import pytest
 from atlas_kit.cli import main
 
 
+def _need(why: str) -> None:
+    if os.environ.get("ATLAS_REQUIRE_REAL_SERVERS") == "1":
+        pytest.fail(f"real MCP servers are required but {why}")
+    pytest.skip(why)
+
+
 def _time_server() -> str:
     found = os.environ.get("MCP_SERVER_TIME") or shutil.which("mcp-server-time")
     if not found or not Path(found).exists():
-        pytest.skip("mcp-server-time is not installed: python3 -m venv /tmp/time && /tmp/time/bin/pip install "
+        _need("mcp-server-time is not installed: python3 -m venv /tmp/time && /tmp/time/bin/pip install "
                     "mcp-server-time, then set MCP_SERVER_TIME=/tmp/time/bin/mcp-server-time")
     return found
 
@@ -27,13 +34,13 @@ def _time_server() -> str:
 def _npm_server(package: str, *args: str) -> list[str]:
     command = ["npx", "--offline", "-y", package, *args]
     if shutil.which("npx") is None:
-        pytest.skip("npx is not installed (Node 20 or newer brings it)")
+        _need("npx is not installed (Node 20 or newer brings it)")
     try:
         probe = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
-        pytest.skip(f"{package} did not start within 60 s from npx's cache")
+        _need(f"{package} did not start within 60 s from npx's cache")
     if "running on stdio" not in probe.stderr.lower():
-        pytest.skip(f"{package} is not in npx's cache: run `npx -y {package}` once with network to cache it")
+        _need(f"{package} is not in npx's cache: run `npx -y {package}` once with network to cache it")
     return command
 
 
