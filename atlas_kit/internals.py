@@ -13,8 +13,8 @@ from typing import Literal, get_args
 __all__ = ["INTERNALS", "InternalKind", "Internal", "SCAN_CHARS", "find_internals", "has_internals"]
 
 InternalKind = Literal["traceback", "file path", "host", "SQL", "database error code", "OS error code",
-                       "exception class", "validation dump", "URL", "HTTP status", "HTML", "config constant",
-                       "protocol error code", "memory address", "key or password"]
+                       "exception class", "validation dump", "URL", "HTTP status", "HTML", "protocol error code",
+                       "memory address", "key or password"]
 
 # Texts longer than this are searched in their first SCAN_CHARS characters only: some patterns backtrack on
 # very long runs of letters, and an answer that long already fails on length.
@@ -58,7 +58,6 @@ _PATTERNS: tuple[tuple[InternalKind, str], ...] = (
                     r"Method Not Allowed|Conflict|Gone|Too Many Requests|Internal Server Error|Bad Gateway|"
                     r"Service Unavailable|Gateway Timeout)\b"),
     ("HTML", r"(?i:<html|<!doctype html|<body\b|<head>|<title>)"),
-    ("config constant", r"(?-i:\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\s*=\s*\S)"),
     ("protocol error code", r"(?i:\bMCP error -?\d+\b|\bJSON-?RPC error\b)|-32[0-7]\d\d\b"),
     ("memory address", r"(?i:\b0x[0-9a-f]{6,}\b)"),
     ("key or password", r"(?i:\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|access[_-]?key|private[_-]?key|token)"

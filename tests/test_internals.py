@@ -43,7 +43,6 @@ SHAPES = [
     ("MCP error -32602: Input validation error", "protocol error code"),
     ("HTTP 403 Forbidden", "HTTP status"),
     ("<html><body>500</body></html>", "HTML"),
-    ("amount exceeds REFUND_CEILING_CENTS=50000", "config constant"),
     ("<object object at 0x7f3a2b1c4d50>", "memory address"),
     ('Traceback (most recent call last):\n  File "x.py", line 3', "traceback"),
     ("    at Object.<anonymous> (/app/index.js:10:5)", "traceback"),
