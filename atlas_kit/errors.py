@@ -12,7 +12,7 @@ from enum import Enum
 from importlib import resources
 from typing import Any, TypedDict, cast
 
-from .internals import INTERNALS, find_internals  # one definition, shared with the rubric (rubric.py)
+from .internals import INTERNALS, has_internals  # one definition, shared with the rubric (rubric.py)
 from .trace import looks_secret
 from .types import JSONObject, ToolResultBlock
 
@@ -274,6 +274,7 @@ def say(template: str, **values: Safe | int) -> str:
 
 _INTERNALS = INTERNALS  # the name byo/properties.py reads; the patterns live in internals.py
 
+
 def _check_text(param: str, text: object) -> None:
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"{param} must be a non-empty sentence written for the model.")
@@ -282,11 +283,9 @@ def _check_text(param: str, text: object) -> None:
             f"{param} is {len(text)} characters; the cap is {MAX_MESSAGE_CHARS}. "
             "Say what to do in one or two sentences and move the rest to detail=."
         )
-    found = find_internals(text)
-    if found or looks_secret(text):
-        what = ", ".join(f.kind for f in found) or "a key or password"
-        raise ValueError(f"{param} contains internals ({what}): text for the trace, not the model; put it in detail= "
-                         "and say what happened and what to do in your own words.")
+    if has_internals(text) or looks_secret(text):
+        raise ValueError(f"{param} contains internals (a traceback, SQL, an error code, a host or address, a file path, "
+                         "an exception class, or a key or password); put them in detail=.")
 
 
 def _check_message(message: object) -> None:

