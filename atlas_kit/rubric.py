@@ -38,7 +38,7 @@ _RETRY_WORDS = re.compile(
     r"(?i:\b(?:do not|don't|never) (?:retry|try again|repeat|call (?:it|this|the tool|\w+) again)\b|\bretrying\b|"
     r"\b(?:can ?not|can't|will not|won't) (?:succeed|be retried|work if)\b|\bnot retr[iy]able\b|\bretr[iy]able\b|"
     r"\bpermanent(?:ly)?\b|\btransient\b|\bretry[ -]after\b|\bretry (?:in|later)\b|\btry again\b(?: later| in \d+\s*\w+)?)")
-_BLANKET_RETRY = re.compile(r"(?i:^\W*(?:an? \w+ (?:error )?occurred[^.]*\.)?\W*(?:please )?try again(?: later)?\b)")
+_TRY_AGAIN = re.compile(r"(?i:\btry again\b)")  # alone, the identical call: the generic wrapper's blanket advice
 _FORM = re.compile(r"(?i:\b(?:must|should|expected|expects|required|one of|at (?:most|least)|format|such as|like|"
                    r"between|no (?:more|longer) than|valid)\b)")
 _BRANCH_WORDS = re.compile(
@@ -109,7 +109,8 @@ def judge(text: str, *, is_error: bool | None = None, arguments: object = None,
     if is_error is False:
         skipped = [Verdict(r, "n/a", "returned as a success, so there is no error to judge") for r in RULES[1:]]
         return Judgement((_is_error(is_error), *skipped), structure, tokens)
-    props = _properties(schema)
+    found = schema.get("properties") if isinstance(schema, Mapping) else None
+    props = tuple(str(p) for p in found) if isinstance(found, Mapping) else ()  # the tool's argument names
     verdicts = (_is_error(is_error), _structure(structure, body), _code(structure, body, text),
                 _retryable(structure, body, text), _next(structure, body, text, props),
                 _echo(text, body, arguments, schema, canary), _internals(text), _length(tokens))
@@ -133,11 +134,6 @@ def _parse(text: str) -> tuple[Structure, dict[str, object]]:
     if isinstance(body.get("code"), str) and isinstance(body.get("message"), str):
         return "article", body
     return "json", body
-
-
-def _properties(schema: Mapping[str, object] | None) -> tuple[str, ...]:
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    return tuple(str(p) for p in props) if isinstance(props, Mapping) else ()
 
 
 def _shown(value: object) -> str:
@@ -226,7 +222,7 @@ def _next(structure: Structure, body: Mapping[str, object], text: str, props: tu
         return Verdict("next", "pass", f"names the argument {_shown(named[0])} and the form it must take")
     if _BRANCH_WORDS.search(words):
         return Verdict("next", "pass", "names what to do next in words (another tool, or to stop and tell the user)")
-    if _BLANKET_RETRY.search(words) or re.search(r"(?i:\btry again\b)", words):
+    if _TRY_AGAIN.search(words):
         return Verdict("next", "fail", "only 'try again': the identical call, which is the harness's branch "
                                        "(retry_unchanged); it names no argument to change and no other tool")
     return Verdict("next", "fail", "names no branch (another tool, or stop) and no argument to change")
