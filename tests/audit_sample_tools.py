@@ -1,11 +1,11 @@
 """Tools for tests/test_audit_*.py: one invoice lookup three ways, as `--python tests.audit_sample_tools:X` reads.
 
-BETA is the SDK's @beta_tool (a failure reaches the model as repr(exc)); CONTRACT is @contract_tool raising the
+BETA is the SDK's @beta_tool (a failure reaches the model as repr(exc)), BETA_ASYNC its @beta_async_tool; CONTRACT is @contract_tool raising the
 contract's ToolFailure; ATLAS is an atlas_kit Tool behind the Dispatcher. NOT_TOOLS is a list of something else.
 """
 from __future__ import annotations
 
-from anthropic import beta_tool
+from anthropic import beta_async_tool, beta_tool
 
 from atlas_kit import ToolFailure, contract_tool
 from atlas_kit.dispatch import CallContext, Tool
@@ -17,6 +17,12 @@ INVOICES = {"INV-20411": 65000}
 def get_invoice(invoice_id: str) -> str:
     """Look up one invoice by its id, such as INV-20411."""
     return f"total {INVOICES[invoice_id]}"  # an unknown id raises KeyError with the id in it
+
+
+@beta_async_tool(name="get_invoice")
+async def get_invoice_async(invoice_id: str) -> str:
+    """Look up one invoice by its id, such as INV-20411."""
+    return f"total {INVOICES[invoice_id]}"
 
 
 @contract_tool(name="get_invoice")
@@ -34,6 +40,7 @@ def _lookup(args: dict[str, object], ctx: CallContext) -> str:
 
 
 BETA = [get_invoice]
+BETA_ASYNC = (get_invoice_async,)
 CONTRACT = [get_invoice_contract]
 ATLAS = [Tool("get_invoice", "Look up one invoice by its id, such as INV-20411.",
               {"type": "object", "properties": {"invoice_id": {"type": "string", "pattern": "^INV-[0-9]{5}$"}},

@@ -58,6 +58,9 @@ def test_a_tool_that_may_change_state_gets_only_calls_that_break_its_schema():
     kinds = {t.name: [(o.case.kind, o.kind) for o in audit(Fake([writer, reader], contract)).tools[i].outcomes]
              for i, t in enumerate((writer, reader))}
     assert ("canary", "skipped") in kinds["write"] and ("unknown_argument", "skipped") in kinds["write"]
+    reasons = {o.reason for o in audit(Fake([writer], contract)).tools[0].outcomes if o.kind == "skipped"}
+    assert reasons == {"its arguments satisfy the schema, so it would run the tool, and the server says the tool "
+                       "changes state and may be destructive (readOnlyHint false); --allow-side-effects runs it"}
     assert ("missing", "judged") in kinds["write"]
     assert all(outcome == "judged" for _, outcome in kinds["read"])
     allowed = audit(Fake([writer], contract), limits=Limits(allow_side_effects=True)).tools[0]

@@ -102,9 +102,8 @@ def plan(tool: ToolInfo, extra: list[Case], limits: Limits) -> list[Outcome | Ca
         if case.kind == "user":
             case = replace(case, valid=satisfies(tool.input_schema, case.arguments))
         if case.valid and tool.may_change_state and not limits.allow_side_effects:
-            planned.append(Outcome(case, "skipped", "its arguments satisfy the schema, so it would run the tool, and "
-                                                    "the server does not say the tool is read-only; "
-                                                    "--allow-side-effects runs it"))
+            planned.append(Outcome(case, "skipped", f"its arguments satisfy the schema, so it would run the tool, and "
+                                                    f"{_hints(tool)}; --allow-side-effects runs it"))
         elif calls >= limits.calls_per_tool:
             planned.append(Outcome(case, "skipped", f"over the limit of {limits.calls_per_tool} calls per tool "
                                                     "(--max-calls)"))
@@ -112,6 +111,15 @@ def plan(tool: ToolInfo, extra: list[Case], limits: Limits) -> list[Outcome | Ca
             planned.append(case)
             calls += 1
     return planned
+
+
+def _hints(tool: ToolInfo) -> str:
+    """What the server says about a tool that may change state, in its own annotations' terms."""
+    if tool.read_only is None:
+        return "the server does not say the tool is read-only (no readOnlyHint)"
+    if tool.destructive is False:
+        return "the server says the tool changes state, additively (readOnlyHint false, destructiveHint false)"
+    return "the server says the tool changes state and may be destructive (readOnlyHint false)"
 
 
 def judged(case: Case, tool: ToolInfo, reply: Reply) -> Outcome:
