@@ -91,3 +91,22 @@ def test_a_bad_cases_file_is_one_line_and_exit_2(capsys, tmp_path):
     bad.write_text("{oops\n")
     status, _, err = run(capsys, "--python", f"{TOOLS}:BETA", "--cases", str(bad))
     assert status == 2 and "line 1: not valid JSON" in err and err.count("\n") == 1
+
+
+def test_the_progress_bar_counts_calls_by_tool(monkeypatch):
+    import io
+
+    from atlas_kit.cli.audit import _Bar
+
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    bar = _Bar(hidden=False)
+    bar.planned(2)
+    bar.done("get_invoice")
+    bar.done("get_invoice")
+    bar.close()
+    assert "get_invoice:" in err.getvalue() and "/2 [" in err.getvalue() and "call/s" in err.getvalue()
+    hidden = _Bar(hidden=True)
+    hidden.planned(2)
+    hidden.done("x")
+    assert "x:" not in err.getvalue()
