@@ -110,3 +110,27 @@ def test_the_progress_bar_counts_calls_by_tool(monkeypatch):
     hidden.planned(2)
     hidden.done("x")
     assert "x:" not in err.getvalue()
+
+
+CRASHING = '''
+import os
+from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
+server = MCPServer("crashy")
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def get_thing(thing_id: str) -> str:
+    """Get one thing by its id."""
+    os._exit(1)  # a valid call kills the server
+
+server.run("stdio")
+'''
+
+
+def test_a_server_that_dies_mid_audit_is_reported_and_exits_1(capsys, tmp_path):
+    pytest.importorskip("mcp")
+    script = tmp_path / "crashy.py"
+    script.write_text(CRASHING)
+    status, out, err = run(capsys, "--", sys.executable, str(script))
+    assert status == 1 and "the server closed the connection during get_thing's" in err
+    assert "not run: the server closed the connection" in out and "get_thing" in out

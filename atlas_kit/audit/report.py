@@ -190,7 +190,7 @@ def _notes(audit: Audit) -> list[str]:
     for t in audit.tools:
         for o in t.outcomes:
             if o.kind != "judged":
-                kinds.setdefault(f"{o.kind}: {o.reason}", []).append(t.tool.name)
+                kinds.setdefault(f"{o.kind.replace('_', ' ')}: {o.reason}", []).append(t.tool.name)
     for what, tools in kinds.items():
         names = ", ".join(dict.fromkeys(tools))
         out.append(f"  {len(tools)} case(s) {what} [{clip(names, 80)}]")
