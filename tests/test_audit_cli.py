@@ -134,3 +134,12 @@ def test_a_server_that_dies_mid_audit_is_reported_and_exits_1(capsys, tmp_path):
     status, out, err = run(capsys, "--", sys.executable, str(script))
     assert status == 1 and "the server closed the connection during get_thing's" in err
     assert "not run: the server closed the connection" in out and "get_thing" in out
+
+
+def test_the_help_names_every_rule_the_rubric_has(capsys):
+    from atlas_kit.rubric import RULES
+
+    with pytest.raises(SystemExit):
+        main(["audit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert ": " + ", ".join(RULES) + " (" not in text and ", ".join(RULES) in text

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from ..audit.run import Audit
     from ..audit.targets import Target
 
-from ..rubric import RULES
 from .args import _csv, _one_line, _positive, _seconds
 
 __all__ = ["add_audit_parser", "audit_command"]
@@ -42,6 +41,13 @@ def _score(text: str) -> float:
     return value
 
 
+def _rules(text: str) -> list[object]:
+    """`--fail-on`: rubric rule names, comma-separated (the rubric is imported only when the option is used)."""
+    from ..rubric import RULES
+
+    return _csv("rule", RULES)(text)
+
+
 def add_audit_parser(sub: Any) -> None:
     """Add `audit` to the `atlas-kit` subcommands (`sub` is build_parser's subparsers action)."""
     audit = sub.add_parser(
@@ -62,8 +68,9 @@ def add_audit_parser(sub: Any) -> None:
     audit.add_argument("--html", type=Path, default=None, metavar="FILE", help="write the report as an HTML page")
     audit.add_argument("--min-score", type=_score, default=None, metavar="N",
                        help="exit 1 if the server scores below N (0 to 100)")
-    audit.add_argument("--fail-on", type=_csv("rule", RULES), default=[], metavar="RULES",
-                       help=f"exit 1 if any answer fails one of these rules, comma-separated, from {','.join(RULES)}")
+    audit.add_argument("--fail-on", type=_rules, default=[], metavar="RULES",
+                       help="exit 1 if any answer fails one of these rules, comma-separated: is_error, structure, "
+                            "code, retryable, next, echo, internals, length")
     audit.add_argument("--call-timeout", type=_seconds, default=10.0, metavar="S", help="seconds a call may take "
                                                                                         "(default: 10)")
     audit.add_argument("--time-limit", type=_seconds, default=120.0, metavar="S",
