@@ -10,7 +10,7 @@ import argparse
 import statistics
 import sys
 import time
-from typing import Annotated, Literal
+from typing import Annotated, Callable, Literal
 
 import anyio
 from pydantic import Field
@@ -25,7 +25,7 @@ def serve() -> None:
     server = MCPServer("bench-ten")
     read_only = ToolAnnotations(read_only_hint=True)
 
-    def lookup(kind: str):  # type: ignore[no-untyped-def]
+    def lookup(kind: str) -> Callable[..., str]:
         def tool(record_id: Id, verbose: bool = False) -> str:
             raise KeyError(record_id)  # every lookup fails, as a careless tool does
         tool.__doc__ = f"Look up one {kind} by its id, such as ABC-1234."
