@@ -143,3 +143,16 @@ def test_the_help_names_every_rule_the_rubric_has(capsys):
         main(["audit", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert ": " + ", ".join(RULES) + " (" not in text and ", ".join(RULES) in text
+
+
+def test_the_server_gets_the_environment_without_secrets_unless_passed(monkeypatch):
+    pytest.importorskip("mcp")
+    from atlas_kit.audit.mcp_target import McpTarget
+
+    for name, value in (("PLAIN_SETTING", "a"), ("ANTHROPIC_API_KEY", "x" * 20), ("GITHUB_TOKEN", "y" * 20),
+                        ("DB_PASSWORD", "z" * 12), ("MY_SERVICE_TOKEN", "w" * 12)):
+        monkeypatch.setenv(name, value)
+    env = McpTarget(command=["server"], keep=("MY_SERVICE_TOKEN",), env={"EXTRA": "1"})._environment()
+    assert env["PLAIN_SETTING"] == "a" and env["MY_SERVICE_TOKEN"] == "w" * 12 and env["EXTRA"] == "1"
+    assert not {"ANTHROPIC_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD"} & set(env)
+    assert "PATH" in env  # the server can still find its interpreter

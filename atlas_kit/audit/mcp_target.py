@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -27,6 +28,8 @@ from .targets import ConnectFailure, Reply, ReplyKind, ToolInfo
 __all__ = ["McpTarget"]
 
 _MAX_PAGES = 50
+# Variables named like a secret are not passed to the server (grading/kernel.py strips the same names).
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|^ANTHROPIC_", re.IGNORECASE)
 
 
 class _Lines(logging.Handler):
@@ -44,15 +47,17 @@ class _Lines(logging.Handler):
 class McpTarget:
     """`command` (argv) over stdio, or `url` over streamable HTTP. Enter it once; every call has its own timeout.
 
-    The command runs with this process's environment (plus `env`), as it would from your shell.
+    The command runs with this process's environment minus every variable named like a secret (KEY, TOKEN, SECRET,
+    PASSWORD, CREDENTIAL, ANTHROPIC_*; the grader's rule), except those `keep` names; `env` is added on top.
     """
 
     def __init__(self, *, command: list[str] | None = None, url: str | None = None, server: Server[Any] | None = None,
-                 connect_timeout: float = 20.0, env: dict[str, str] | None = None) -> None:
+                 connect_timeout: float = 20.0, env: dict[str, str] | None = None, keep: tuple[str, ...] = ()) -> None:
         if sum(x is not None for x in (command, url, server)) != 1:
             raise ValueError("McpTarget takes one of command= (the server's argv), url= or server= (an SDK Server "
                              "in this process).")
         self.command, self.url, self.server, self.connect_timeout, self.env = command, url, server, connect_timeout, env
+        self.keep = keep
         self.label = url if url is not None else f"{server.name} (in process)" if server is not None else \
             " ".join(command or [])
         self._stack = AsyncExitStack()
@@ -67,9 +72,7 @@ class McpTarget:
             self._check_command(self.command[0])
             self._stderr = self._stack.enter_context(tempfile.TemporaryFile(mode="w+", encoding="utf-8",
                                                                             errors="replace"))
-            # Your environment, as your shell would give it (the SDK's default passes only PATH, HOME and a few).
-            params = StdioServerParameters(command=self.command[0], args=self.command[1:],
-                                           env={**os.environ, **(self.env or {})})
+            params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=self._environment())
             client = Client(stdio_client(params, errlog=self._stderr), read_timeout_seconds=self.connect_timeout)
         elif self.server is not None:
             client = Client(self.server, mode="legacy", read_timeout_seconds=self.connect_timeout)
@@ -84,6 +87,12 @@ class McpTarget:
                 raise
             raise ConnectFailure(line) from None
         return self
+
+    def _environment(self) -> dict[str, str]:
+        """Your environment without anything named like a secret (unless `keep` names it), plus `env`: a server you
+        audit may be one you do not trust, and the SDK's own default (PATH, HOME and a few) breaks most servers."""
+        passed = {k: v for k, v in os.environ.items() if k in self.keep or not _SECRET_NAME.search(k)}
+        return {**passed, **(self.env or {})}
 
     async def __aexit__(self, *exc: object) -> None:
         await self._close()

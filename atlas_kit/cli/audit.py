@@ -81,6 +81,9 @@ def add_audit_parser(sub: Any) -> None:
     audit.add_argument("--allow-side-effects", action="store_true",
                        help="also make calls whose arguments satisfy the schema to tools the server does not mark "
                             "read-only (readOnlyHint); without it those run the tool's own code and are skipped")
+    audit.add_argument("--env", action="append", default=[], metavar="NAME",
+                       help="pass this variable to the server although its name looks like a secret (KEY, TOKEN, "
+                            "SECRET, PASSWORD...); those are removed from the server's environment otherwise; repeatable")
     audit.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     audit.set_defaults(func=audit_command)
 
@@ -122,7 +125,7 @@ def _target(args: argparse.Namespace) -> Target:
     except ImportError:
         raise ValueError("auditing an MCP server needs the MCP SDK: pip install -e '.[mcp]' (or pip install "
                          "'mcp>=2,<3').") from None
-    return McpTarget(command=command or None, url=args.url, connect_timeout=args.connect_timeout)
+    return McpTarget(command=command or None, url=args.url, connect_timeout=args.connect_timeout, keep=tuple(args.env))
 
 
 def audit_command(args: argparse.Namespace) -> int:
