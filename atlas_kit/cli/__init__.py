@@ -13,6 +13,7 @@ from typing import Any
 
 from .args import (ON_OFF, STYLE_NAMES, _cassette, _chapter, _csv, _dollars, _existing, _name, _positive,
     _preset_name, _profile, _seconds, _seed, _ticket, _tickets)
+from .audit import add_audit_parser
 from .course import course_command
 from .experiment import experiment_command
 from .grade import grade_command
@@ -137,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default: solutions/ of this checkout)")
     grade.set_defaults(func=grade_command)
     add_transcripts(sub)
+    add_audit_parser(sub)
     return parser
 
 

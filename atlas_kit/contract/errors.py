@@ -12,6 +12,7 @@ from enum import Enum
 from importlib import resources
 from typing import Any, TypedDict, cast
 
+from .internals import INTERNALS, has_internals
 from .redaction import looks_secret
 from ..types import JSONObject, ToolResultBlock
 
@@ -223,16 +224,7 @@ def empty_result(items_key: str, note: str, **fields: Any) -> JSONObject:
 
 # --- checks ----------------------------------------------------------------------
 
-_INTERNALS = re.compile(
-    r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|\bSELECT\b.+\bFROM\b|"
-    r"\bORA-\d{4,5}\b|\b[a-z0-9-]+\.(?:internal|local|corp)\b|<html|Exception:|"
-    r"\b\d{1,3}(?:\.\d{1,3}){3}\b|\b(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{2,5}\b|"  # an IP, a host:port
-    r"(?<![\w$.])(?:~|\.{1,2})?/(?:[\w.-]+/)+[\w.-]*|\b[a-z]:\\\\?[\w.-]+|"  # a file path, POSIX or Windows
-    r"(?-i:\b[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*\.[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b)|"  # a dotted class
-    r"(?-i:\b[A-Z][A-Za-z]*(?:Error|Exception)\b:)|"  # an exception class and its text, as str(exc) prints them
-    r"\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|access[_-]?key|private[_-]?key|token)\s*[=:]\s*[^\s,;]+",
-    re.IGNORECASE | re.DOTALL,
-)
+_INTERNALS = INTERNALS  # the name byo/properties.py reads; the patterns live in internals.py
 
 
 def _check_text(param: str, text: object) -> None:
@@ -243,7 +235,7 @@ def _check_text(param: str, text: object) -> None:
             f"{param} is {len(text)} characters; the cap is {MAX_MESSAGE_CHARS}. "
             "Say what to do in one or two sentences and move the rest to detail=."
         )
-    if _INTERNALS.search(text) or looks_secret(text):
+    if has_internals(text) or looks_secret(text):
         raise ValueError(f"{param} contains internals (a traceback, SQL, an error code, a host or address, a file path, "
                          "an exception class, or a key or password); put them in detail=.")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Union, cast
@@ -17,6 +16,7 @@ from typing import Any, Callable, Iterable, Mapping, Union, cast
 import anthropic
 import httpx2
 
+from ..types.tokens import CHARS_PER_TOKEN, estimate_tokens  # the shared estimate, re-exported here as before
 from ..types import API_STOP_REASONS, Block, JSONObject, MessageBody, canonical
 from ..types import content_blocks as _blocks_in
 
@@ -41,7 +41,6 @@ __all__ = [
 # a request that escapes the in-process transport fails to resolve instead of reaching anyone.
 PLACEHOLDER_KEY = "in-process-no-key"
 BASE_URL = "http://atlas.invalid"
-CHARS_PER_TOKEN = 4
 
 # The `error.type` the real API sends with each status; anything else >= 500 is api_error.
 _ERROR_TYPES = {
@@ -200,14 +199,6 @@ def message_body(
         "stop_sequence": None,
         "usage": dict(usage),
     })
-
-
-def estimate_tokens(text: str) -> int:
-    """About 4 characters per token, rounded up: ceil(len(text) / 4). An approximation, not a tokenizer.
-
-    Monotone: a longer text never estimates fewer tokens. Real counts differ by language and content.
-    """
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def request_tokens(body: Mapping[str, Any]) -> int:

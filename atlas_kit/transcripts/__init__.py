@@ -5,15 +5,15 @@ interval. Rows and text only; charts are transcript_charts.py's. Chapter "Errors
 from __future__ import annotations
 
 from .analysis import (NEXT_ACTIONS, ActionCount, EpisodeRow, ErrorEvent, LoopRow, Next, NextAction, episode_rows,
-                       error_events, find_episode, hit_error, loops, next_action, next_action_counts, window)
+    error_events, find_episode, hit_error, loops, next_action, next_action_counts, window)
 from .groups import ErrorGroup, error_groups
 from .masking import mask
 from .model import (FORMATS, Episode, ErrorBasis, Evidence, FileRead, Format, ModelText, Outcome, Summary, ToolCall,
-                    ToolResult, TranscriptError, Transcripts, Turn, UserText)
+    ToolResult, TranscriptError, Transcripts, Turn, UserText)
 from .readers import READERS, FormatChoice, Sniffed, read_file, read_transcripts, record_episodes, run_episode, sniff
 from .rates import Recovery, recovery
 from .report import (ACTION_LABELS, CSV_COLUMNS, OBSERVATIONAL, dashboard, group_rows, next_action_rows, source_line,
-                     summary_rows, write_error_csv)
+    summary_rows, write_error_csv)
 from .rubric import RubricInput, RubricReading, read_by_rubric, rubric_input
 from .shipped import TAU_BENCH, Provenance, tau_bench_airline, tau_bench_licence, tau_bench_policy
 

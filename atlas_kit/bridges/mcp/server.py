@@ -20,11 +20,16 @@ try:
 except ImportError as err:  # the SDK is an optional extra
     raise ImportError("Atlas over MCP needs the MCP SDK: pip install -e '.[mcp]' (or pip install 'mcp>=2,<3').") from err
 
-from ...atlas import STYLES, TICKETS, Ticket, atlas_session
+from ...contract.arguments import check_arguments
+from ...atlas import STYLES, TICKETS, Ticket, atlas_session, style_named
 from ...atlas.faults import Fault
+from ...dispatch.styles import Failure
+from ...dispatch.dispatcher import argument_error
 from .episode import (FINISH, ClientInfo, McpEpisode, McpRecord, finish_definition, next_record, no_episode,
     open_episode)
 from ...experiments.results import ResultsWriter, read_records
+from ...types import result_text
+from ...contract.vocab import MCPResult, text_to_mcp, to_mcp
 
 __all__ = ["INVALID_PARAMS", "SERVER_NAME", "AtlasMCP", "client_config", "serve_stdio"]
 
@@ -119,7 +124,7 @@ class AtlasMCP:
             raise MCPError(INVALID_PARAMS, f"No tool has that name on this server; call one of: {', '.join(self.tool_names)}.")
         episode = self.episode
         if episode is None:
-            return types.CallToolResult.model_validate(no_episode())
+            return types.CallToolResult.model_validate(self._no_episode(params))
         if episode.client == ClientInfo():  # opened with --ticket, before any client spoke
             episode.client = _client(ctx)
         if params.name == FINISH:
@@ -129,6 +134,18 @@ class AtlasMCP:
         if episode.result is not None:  # graded: handed in, or stopped at max_calls
             self.close()
         return types.CallToolResult.model_validate(result)
+
+    def _no_episode(self, params: types.CallToolRequestParams) -> MCPResult:
+        """No ticket is open. Arguments that break the tool's schema are still answered first, in the style's own
+        words, as with a ticket open; only a well-formed call gets the harness's "no ticket" error."""
+        schema = next(t.input_schema for t in self._tools if t.name == params.name)
+        problem = check_arguments(schema, params.arguments if params.arguments is not None else {})
+        if problem is None:
+            return no_episode()
+        failure = Failure(params.name, argument_error("mcp", problem), problem.raw)
+        if self.style == "contract":
+            return to_mcp(failure.error, structured=True)
+        return text_to_mcp(result_text(style_named(self.style)(failure)["content"]), is_error=True)
 
     async def _list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=[

@@ -13,9 +13,10 @@ from ..._lazy import lazy_exports as _lazy_exports
 if _typing.TYPE_CHECKING:
     from .model import DEFAULT_PROFILE, OFFLINE_MODEL, OfflineModel, PROFILES, Profile, UNGUIDED, offline_client
     from .reading import CUES, Reading, read_error
-    from .planner import Done, Goal, GoalContext, GoalKind, PlannedCall, answer, fix_call, plan, switch_call
+    from .planner import CHANGING, Done, Goal, GoalContext, GoalKind, PlannedCall, answer, fix_call, plan, switch_call
 
 _WHERE = {
+    "CHANGING": "planner",
     "CUES": "reading",
     "DEFAULT_PROFILE": "model",
     "Done": "planner",
@@ -39,7 +40,7 @@ _WHERE = {
 __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
-    "CUES", "DEFAULT_PROFILE", "Done", "Goal", "GoalContext", "GoalKind", "OFFLINE_MODEL", "OfflineModel", "PROFILES",
-    "PlannedCall", "Profile", "Reading", "UNGUIDED", "answer", "fix_call", "offline_client", "plan", "read_error",
-    "switch_call",
+    "CHANGING", "CUES", "DEFAULT_PROFILE", "Done", "Goal", "GoalContext", "GoalKind", "OFFLINE_MODEL", "OfflineModel",
+    "PROFILES", "PlannedCall", "Profile", "Reading", "UNGUIDED", "answer", "fix_call", "offline_client", "plan",
+    "read_error", "switch_call",
 ]

@@ -1,0 +1,205 @@
+"""An audit's results for people and machines: rule counts per tool, the worst answer per rule, the JSON document
+(`--json`) and the terminal table. HTML is html.py's.
+
+Every text a server sent and every argument is redacted (trace.redact) before it is shown or written. Chapter 10.
+"""
+from __future__ import annotations
+
+import textwrap
+from typing import TypedDict
+
+from ...contract.rubric import MAX_TOKENS, RULES, Rule, Status
+from ...contract.redaction import redact
+from .run import Audit, Outcome, ToolAudit
+
+__all__ = ["FORMULA", "AuditJSON", "Counts", "ToolJSON", "Worst", "clip", "counts", "render_text", "to_json", "worst"]
+
+FORMULA = ("an answer scores the rules it passes over the rules judged (n/a left out); a tool scores 100 x the mean "
+           "of its answers; the server scores the mean of its tools, each counting once")
+TOKENS = "estimated at about 4 characters a token (atlas_kit.tokens.estimate_tokens), not a tokenizer's count"
+_SHORT = {"is_error": "isError", "structure": "struct", "code": "code", "retryable": "retry", "next": "next",
+          "echo": "echo", "internals": "intern", "length": "length"}
+
+Counts = dict[Status, int]
+
+
+class Worst(TypedDict):
+    """The lowest-scoring answer that failed one rule: where it came from, what it said, and why it failed."""
+
+    tool: str
+    case: str
+    text: str
+    reason: str
+
+
+class ToolJSON(TypedDict):
+    """One tool in the `--json` document: its score, its hints, the rule counts and every case."""
+
+    name: str
+    score: float | None
+    read_only: bool | None
+    destructive: bool | None
+    rules: dict[Rule, Counts]
+    mean_tokens: float | None
+    cases: list[dict[str, object]]
+
+
+class AuditJSON(TypedDict):
+    """The `--json` document: scores as numbers (0 to 100, or null when nothing was judged), every case."""
+
+    target: str
+    score: float | None
+    formula: str
+    tokens: str
+    seconds: float
+    stopped: str | None
+    limits: dict[str, float | int | bool]
+    tools: list[ToolJSON]
+    worst: dict[str, Worst]
+    unmatched_cases: list[dict[str, object]]
+
+
+def clip(text: str, width: int) -> str:
+    """`text` on one line in about `width` characters, cut between words (a word longer than that is cut too)."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    cut = flat.rfind(" ", 0, width - 1)
+    head = flat[:cut] if cut > width // 2 else flat[:width - 2]
+    return f"{head.rstrip(' ,;:')} … ({len(flat):,} characters)"
+
+
+def counts(tool: ToolAudit) -> dict[Rule, Counts]:
+    """Per rule: how many of the tool's judged answers passed, failed or had nothing to judge."""
+    out: dict[Rule, Counts] = {r: {"pass": 0, "fail": 0, "n/a": 0} for r in RULES}
+    for j in tool.judgements:
+        for v in j.verdicts:
+            out[v.rule][v.status] += 1
+    return out
+
+
+def worst(audit: Audit) -> dict[Rule, tuple[ToolAudit, Outcome]]:
+    """Per rule, the failing answer with the lowest score (then the longest): the one to fix first."""
+    found: dict[Rule, tuple[ToolAudit, Outcome]] = {}
+    for rule in RULES:
+        failing = [(t, o) for t in audit.tools for o in t.outcomes
+                   if o.judgement is not None and o.judgement.verdict(rule).status == "fail"]
+        if failing:
+            found[rule] = min(failing, key=lambda pair: _rank(pair[1]))
+    return found
+
+
+def _rank(o: Outcome) -> tuple[float, int]:
+    """Lower is worse: the answer's score, then its length (longer is worse)."""
+    j = o.judgement
+    return (0.0, 0) if j is None else (j.score or 0.0, -j.tokens)
+
+
+def _case_json(o: Outcome) -> dict[str, object]:
+    j, r = o.judgement, o.reply
+    return {"kind": o.case.kind, "why": o.case.why, "arguments": redact(o.case.arguments), "valid": o.case.valid,
+            "outcome": o.kind, "reason": o.reason,
+            "reply": None if r is None else {"kind": r.kind, "text": redact(r.text), "is_error": r.is_error,
+                                             "code": r.code, "seconds": round(r.seconds, 3)},
+            "score": None if j is None or j.score is None else round(100 * j.score, 1),
+            "tokens": None if j is None else j.tokens,
+            "verdicts": [] if j is None else [{"rule": v.rule, "status": v.status, "reason": redact(v.reason)}
+                                              for v in j.verdicts]}
+
+
+def to_json(audit: Audit) -> AuditJSON:
+    """Everything the audit found, as plain JSON types; scores rounded to one decimal."""
+    def num(x: float | None) -> float | None:
+        return None if x is None else round(x, 1)
+
+    tools: list[ToolJSON] = [{"name": t.tool.name, "score": num(t.score), "read_only": t.tool.read_only,
+              "destructive": t.tool.destructive, "rules": counts(t),
+              "mean_tokens": num(sum(j.tokens for j in t.judgements) / len(t.judgements)) if t.judgements else None,
+              "cases": [_case_json(o) for o in t.outcomes]} for t in audit.tools]
+    limits = audit.limits
+    return {"target": redact(audit.target), "score": num(audit.score), "formula": FORMULA, "tokens": TOKENS,
+            "seconds": round(audit.seconds, 2), "stopped": audit.stopped,
+            "limits": {"call_timeout": limits.call_timeout, "total_seconds": limits.total_seconds,
+                       "calls_per_tool": limits.calls_per_tool, "allow_side_effects": limits.allow_side_effects},
+            "tools": tools,
+            "worst": {rule: {"tool": t.tool.name, "case": o.case.kind, "text": redact(o.reply.text if o.reply else ""),
+                             "reason": redact(o.judgement.verdict(rule).reason if o.judgement else "")}
+                      for rule, (t, o) in worst(audit).items()},
+            "unmatched_cases": [{"tool": c.tool, "why": c.why} for c in audit.unmatched]}
+
+
+def _cell(c: Counts) -> str:
+    judged = c["pass"] + c["fail"]
+    if not judged:
+        return "·"
+    return f"✓{judged}" if not c["fail"] else f"✗{c['fail']}/{judged}"
+
+
+def _score(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1f}"
+
+
+def render_text(audit: Audit, *, width: int = 100) -> str:
+    """The terminal report: the limits, a row per tool (score, then ✓/✗ and counts per rule), the worst answers."""
+    lim = audit.limits
+    calls = sum(o.reply is not None for t in audit.tools for o in t.outcomes)
+    lines = [f"atlas-kit audit: {clip(redact(audit.target), width - 17)}",
+             f"{len(audit.tools)} tool{'s' * (len(audit.tools) != 1)}, {calls} call{'s' * (calls != 1)} in "
+             f"{audit.seconds:.1f} s. Limits: {lim.call_timeout:g} s a "
+             f"call, {lim.total_seconds:g} s in all, at most {lim.calls_per_tool} calls a tool; side effects "
+             f"{'allowed' if lim.allow_side_effects else 'not allowed'}.", ""]
+    name_w = min(max([4, *(len(t.tool.name) for t in audit.tools)]), 28)
+    lines.append(f"{'tool':<{name_w}}  {'score':>5}  " + " ".join(f"{_SHORT[r]:<7}" for r in RULES))
+    for t in audit.tools:
+        c = counts(t)
+        lines.append(f"{clip(t.tool.name, name_w):<{name_w}}  {_score(t.score):>5}  "
+                     + " ".join(f"{_cell(c[r]):<7}" for r in RULES))
+    sizes = [j.tokens for t in audit.tools for j in t.judgements]
+    lines += ["", f"server score: {_score(audit.score)} / 100 ({FORMULA}).",
+              f"✓n: all n answers passed; ✗k/n: k of n failed; ·: nothing to judge. Length: at most {MAX_TOKENS} "
+              f"tokens, {TOKENS}."]
+    if sizes:
+        lines.append(f"Answers: {sum(sizes) / len(sizes):.0f} tokens on average, {max(sizes)} at most; an error stays "
+                     "in the transcript, so each later request re-sends its tokens.")
+    lines += _worst_lines(audit, width) + _notes(audit)
+    return "\n".join(lines)
+
+
+def _worst_lines(audit: Audit, width: int) -> list[str]:
+    """Each worst answer once, then every rule it is the worst for, with the reason it fails that rule."""
+    grouped: dict[int, tuple[ToolAudit, Outcome, list[Rule]]] = {}
+    for rule, (t, o) in worst(audit).items():
+        grouped.setdefault(id(o), (t, o, []))[2].append(rule)
+    if not grouped:
+        return []
+    out = ["", "The worst answer for each rule failed (lowest score, then longest):"]
+    for t, o, rules in grouped.values():
+        j, text = o.judgement, redact(o.reply.text if o.reply else "")
+        score = "" if j is None or j.score is None else f", score {100 * j.score:.1f}"
+        out.append(f"  {t.tool.name}, {o.case.kind} case ({clip(o.case.why, 60)}){score}:")
+        out.append(f"    “{clip(text, width - 8)}”")
+        for rule in rules:
+            reason = redact(j.verdict(rule).reason) if j else ""
+            out += textwrap.wrap(f"{rule}: {reason}", width, initial_indent="    - ", subsequent_indent="      ")
+    return out
+
+
+def _notes(audit: Audit) -> list[str]:
+    out: list[str] = []
+    kinds: dict[str, list[str]] = {}
+    for t in audit.tools:
+        for o in t.outcomes:
+            if o.kind != "judged":
+                kinds.setdefault(f"{o.kind.replace('_', ' ')}: {o.reason}", []).append(t.tool.name)
+    for what, tools in kinds.items():
+        names = ", ".join(dict.fromkeys(tools))
+        out.append(f"  {len(tools)} case(s) {what} [{clip(names, 80)}]")
+    out += [f"  a --cases entry names {c.tool!r}, which this target does not have" for c in audit.unmatched[:5]]
+    texts = {o.reply.text for t in audit.tools for o in t.outcomes if o.judgement is not None and o.reply is not None}
+    judged = sum(len(t.judgements) for t in audit.tools)
+    if judged >= 5 and len(texts) == 1:
+        out.append(f"  all {judged} answers were the same text: the server may need some state first (a login, a "
+                   "session, an open ticket), so these scores judge that one answer")
+    if audit.stopped:
+        out.append(f"  the audit stopped early: {audit.stopped}.")
+    return ["", "Not judged:", *out] if out else []
