@@ -36,8 +36,9 @@ if _typing.TYPE_CHECKING:
     from .experiments.sweep import run_experiment
     from .face.tables import Table
     from .models.choose import DEFAULT_MODEL, ModelChoice, choose_model
-    from .models.replay import Cassette, recording_client, replay_client
-    from .models.standin.model import OFFLINE_MODEL, Profile, offline_client
+    from .models.replay import Cassette, recording_client
+    from .models.providers.replay import replay_client
+    from .models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
 
 _WHERE = {
     "Bounds": "agent",
@@ -58,6 +59,7 @@ _WHERE = {
     "Profile": "models.standin.model",
     "RetryPolicy": "dispatch.transient",
     "Run": "agent",
+    "STANDIN_SOURCE": "models.standin.model",
     "Safe": "contract.values",
     "Table": "face.tables",
     "Task": "agent",
@@ -77,7 +79,7 @@ _WHERE = {
     "read_records": "experiments.results",
     "recording_client": "models.replay",
     "redact": "contract.redaction",
-    "replay_client": "models.replay",
+    "replay_client": "models.providers.replay",
     "retry_changed": "contract.errors",
     "retry_unchanged": "contract.errors",
     "run_agent": "agent",
@@ -95,7 +97,7 @@ __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 __all__ = [
     "Bounds", "Branch", "CONTRACT_VERSION", "CallContext", "Cassette", "Conversation", "DEFAULT_MODEL",
     "DispatchResult", "Dispatcher", "ErrorCode", "Failure", "LoopBreak", "ModelChoice", "Next", "OFFLINE_MODEL",
-    "Profile", "RetryPolicy", "Run", "Safe", "Table", "Task", "Tool", "ToolError", "ToolFailure", "Trace",
+    "Profile", "RetryPolicy", "Run", "STANDIN_SOURCE", "Safe", "Table", "Task", "Tool", "ToolError", "ToolFailure", "Trace",
     "Transient", "arun_agent", "choose_model", "contract_async_tool", "contract_tool", "empty_result", "error_schema",
     "from_article", "offline_client", "read_records", "recording_client", "redact", "replay_client", "retry_changed",
     "retry_unchanged", "run_agent", "run_experiment", "safe", "say", "stop", "switch_tool", "to_article", "to_mcp",

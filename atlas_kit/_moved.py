@@ -25,7 +25,7 @@ MOVED: dict[str, tuple[str, ...]] = {
     "trace": ("dispatch.trace", "contract.redaction"),
     "tool_runner": ("bridges.tool_runner",),
     "transport": ("models.transport",), "replies": ("models.replies",), "retries": ("models.api_retry",),
-    "pricing": ("models.pricing",), "cassette": ("models.cassette",), "replay": ("models.replay",),
+    "pricing": ("models.pricing",), "cassette": ("models.cassette",), "replay": ("models.replay", "models.providers.replay"),
     "offline": ("models.standin.model",), "planner": ("models.standin.planner",),
     "reading": ("models.standin.reading",),
     "episodes": ("experiments.episodes",), "results": ("experiments.results",), "guard": ("experiments.guard",),

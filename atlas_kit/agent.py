@@ -10,15 +10,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Generator, cast
+from typing import TYPE_CHECKING, Generator, Protocol
 
-from .dispatch.dispatcher import Dispatcher
-from .models.pricing import cost_usd, price_note
-from .models.replies import APIFailure, read_reply
+from .dispatch.dispatcher import Dispatches
 from .dispatch.trace import Trace
-from .types import RENDERERS, STOP_REASONS, Block, ErrorEvent, Message, MessagesRequest, Source, StopReason, StyleName
+from .models.pricing import run_cost_usd, run_price_note
+from .models.replies import APIFailure, read_reply
+from .types import (RENDERERS, STOP_REASONS, AsyncMessagesClient, ErrorEvent, Message, MessagesClient, MessagesRequest,
+                    Source, StopReason, StyleName, ToolDefinition, wire)
 
-__all__ = ["STOP_REASONS", "Bounds", "Run", "StopReason", "Task", "arun_agent", "run_agent"]
+if TYPE_CHECKING:
+    from .atlas import Ticket, World
+
+__all__ = ["LOOP_BROKEN_REPLY", "STOP_REASONS", "AgentSteps", "Bounds", "Run", "StopReason", "Task", "agent_steps",
+           "arun_agent", "as_task", "run_agent"]
 
 # A reply that stopped for one of these ends the run without a finished answer; nothing in it is executed.
 _ENDS: dict[str, StopReason] = {"max_tokens": "truncated", "refusal": "refused", "stop_sequence": "stop_sequence",
@@ -62,11 +67,20 @@ class Task:
 
     system: str
     message: str
-    dispatcher: Dispatcher
-    ticket: Any = None  # an atlas.Ticket, for the grader; None for a task of your own
-    world: Any = None  # its atlas.World
+    dispatcher: Dispatches  # a Dispatcher, or anything with its definitions(), dispatch() and trace
+    ticket: Ticket | None = None  # the Atlas ticket, for the grader; None for a task of your own
+    world: World | None = None  # its Atlas world
     style: StyleName | str = "contract"  # a style's name, or "custom"
     faults: bool = False
+
+
+class Sessionlike(Protocol):
+    """Anything shaped like an Atlas session (atlas.Session): what `as_task` reads."""
+
+    @property
+    def system(self) -> str: ...
+    @property
+    def dispatcher(self) -> Dispatches: ...
 
 
 @dataclass
@@ -74,7 +88,7 @@ class Run:
     """Everything one episode produced: the transcript, the trace, usage, cost and why it stopped."""
 
     model: str
-    source: str
+    source: Source | None  # where its answers came from; None for a run nobody labelled
     messages: list[Message]
     trace: Trace
     final_text: str = ""
@@ -83,12 +97,11 @@ class Run:
     output_tokens: int = 0
     cost_usd: float = 0.0
     steps: int = 0
-    ticket: Any = None  # the Task's: an atlas.Ticket and World for the grader (types.RunLike), or None
-    world: Any = None
+    ticket: Ticket | None = None  # the Task's: an Atlas ticket and world for the grader (types.RunLike), or None
+    world: World | None = None
     style: StyleName | str = "contract"
     faults: bool = False
     notes: list[str] = field(default_factory=list)
-    origin: Source | None = None  # the typed source, when the caller passed one
     api_failure: APIFailure | None = None  # why, when stop_reason is api_failure
     api_stop_reason: str | None = None  # the API's stop_reason on the last reply
 
@@ -121,13 +134,15 @@ class Run:
         return render(self) if render else repr(self)
 
 
-def as_task(task: Any) -> Task:
-    """Accept a Task or anything shaped like an Atlas session."""
+def as_task(task: Task | Sessionlike) -> Task:
+    """Accept a Task or anything shaped like an Atlas session (with system, dispatcher and a ticket message)."""
     if isinstance(task, Task):
         return task
     ticket = getattr(task, "ticket", None)
     message = getattr(task, "message", None) or getattr(ticket, "message", None)
-    if not hasattr(task, "dispatcher") or not hasattr(task, "system") or not message:
+    dispatcher = getattr(task, "dispatcher", None)
+    if not callable(getattr(dispatcher, "dispatch", None)) or not callable(getattr(dispatcher, "definitions", None)) \
+            or not isinstance(getattr(task, "system", None), str) or not isinstance(message, str) or not message:
         raise TypeError("run_agent needs a Task or an Atlas session (with system, dispatcher and a ticket message).")
     return Task(task.system, message, task.dispatcher, ticket, getattr(task, "world", None),
                 getattr(task, "style", "contract"), bool(getattr(task, "faults", False)))
@@ -140,16 +155,29 @@ def _over(run: Run, bounds: Bounds) -> str | None:
     return "steps" if run.steps >= bounds.max_steps else None
 
 
-def _loop(task: Task, model: str, bounds: Bounds, source: str | Source) -> Generator[MessagesRequest, object, Run]:
-    origin = source if isinstance(source, Source) else None
-    label = origin.label if origin else str(source)
-    run = Run(model, label, [{"role": "user", "content": task.message}],
-              task.dispatcher.trace, ticket=task.ticket, world=task.world, style=task.style, faults=task.faults,
-              origin=origin)
-    note = price_note(model)
+AgentSteps = Generator[MessagesRequest, object, Run]
+"""The loop as steps: it yields each request; send it what the call gave back (a message, or the exception the
+call raised); its return value is the finished Run."""
+
+
+def agent_steps(task: Task | Sessionlike, *, model: str, bounds: Bounds | None = None,
+                source: Source | None = None) -> AgentSteps:
+    """The agent loop without a client: run_agent, arun_agent and the Message Batches path all drive this.
+
+    `steps = agent_steps(task, model=m)`, then `request = next(steps)` and `request = steps.send(answer)` until
+    StopIteration, whose `.value` is the Run. Nothing in it waits, so any client (sync, async, a batch) fits.
+    """
+    task = as_task(task)
+    if source is not None and not isinstance(source, Source):
+        raise TypeError(f"source must be a Source (choice.source, or models.STANDIN_SOURCE for the stand-in); got "
+                        f"{type(source).__name__} {str(source)[:60]!r}.")
+    bounds = bounds or Bounds()
+    run = Run(model, source, [{"role": "user", "content": task.message}],
+              task.dispatcher.trace, ticket=task.ticket, world=task.world, style=task.style, faults=task.faults)
+    note = run_price_note(model, source)
     if note:
         run.notes.append(note)
-    tools = task.dispatcher.definitions()
+    tools: list[ToolDefinition] = task.dispatcher.definitions()
     max_tokens, seen_ids = bounds.max_tokens, set[str]()
     while True:
         request: MessagesRequest = {"model": model, "max_tokens": max_tokens, "system": task.system,
@@ -165,7 +193,7 @@ def _loop(task: Task, model: str, bounds: Bounds, source: str | Source) -> Gener
         stop = run.api_stop_reason = reply.stop_reason
         run.input_tokens += reply.input_tokens
         run.output_tokens += reply.output_tokens
-        run.cost_usd = cost_usd(model, run.input_tokens, run.output_tokens)
+        run.cost_usd = run_cost_usd(model, source, run.input_tokens, run.output_tokens)
         unexecuted = [u["name"] for u in reply.tool_uses]
         if stop == "max_tokens" and max_tokens < bounds.retry_max_tokens and _over(run, bounds) is None:
             # A cut-off reply may hold a half-written tool call: drop it, and ask once more with room to finish.
@@ -174,7 +202,7 @@ def _loop(task: Task, model: str, bounds: Bounds, source: str | Source) -> Gener
             max_tokens = bounds.retry_max_tokens
             continue
         # Blocks the loop does not act on (thinking, server tools) go back to the API as they came.
-        run.messages.append({"role": "assistant", "content": cast(list[Block], reply.content)})
+        run.messages.append({"role": "assistant", "content": reply.content})
         seen_ids.update(u["id"] for u in reply.tool_uses)
         if stop == "end_turn":
             run.final_text = reply.text
@@ -204,34 +232,37 @@ def _loop(task: Task, model: str, bounds: Bounds, source: str | Source) -> Gener
             return run
 
 
-def run_agent(client: Any, task: Any, *, model: str, bounds: Bounds | None = None, source: str | Source = "") -> Run:
-    """Run one episode with a sync `anthropic.Anthropic` client; `source` labels it (a Source or its label)."""
-    loop = _loop(as_task(task), model, bounds or Bounds(), source)
-    request = next(loop)
+def run_agent(client: MessagesClient, task: Task | Sessionlike, *, model: str, bounds: Bounds | None = None,
+              source: Source | None = None) -> Run:
+    """Run one episode with a sync client (`choice.client`); `source` (`choice.source`) labels it."""
+    steps = agent_steps(task, model=model, bounds=bounds, source=source)
+    request = next(steps)
     while True:
+        answer: object
         try:
-            answer: Any = client.messages.create(**request)
+            answer = client.messages.create(**wire(request))
         except Exception as exc:  # the client already retried; record and stop, never crash
             answer = exc
         try:
-            request = loop.send(answer)
+            request = steps.send(answer)
         except StopIteration as done:
             finished: Run = done.value
             return finished
 
 
-async def arun_agent(client: Any, task: Any, *, model: str, bounds: Bounds | None = None,
-                     source: str | Source = "") -> Run:
-    """Run one episode with an `anthropic.AsyncAnthropic` client."""
-    loop = _loop(as_task(task), model, bounds or Bounds(), source)
-    request = next(loop)
+async def arun_agent(client: AsyncMessagesClient, task: Task | Sessionlike, *, model: str,
+                     bounds: Bounds | None = None, source: Source | None = None) -> Run:
+    """Run one episode with an async client (`choice.async_client`)."""
+    steps = agent_steps(task, model=model, bounds=bounds, source=source)
+    request = next(steps)
     while True:
+        answer: object
         try:
-            answer: Any = await client.messages.create(**request)
+            answer = await client.messages.create(**wire(request))
         except Exception as exc:
             answer = exc
         try:
-            request = loop.send(answer)
+            request = steps.send(answer)
         except StopIteration as done:
             finished: Run = done.value
             return finished

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 from atlas_kit.atlas import TICKETS
-from atlas_kit.experiments.sweep import arun_episodes, plan
+from atlas_kit.experiments.episodes import plan
+from atlas_kit.experiments.running import arun_episodes
 from atlas_kit.models.standin.model import OFFLINE_MODEL, OfflineModel
 from atlas_kit.experiments.results import ResultsWriter
 from atlas_kit.models.transport import in_process_async_client

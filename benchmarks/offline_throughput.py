@@ -18,7 +18,9 @@ from typing import Any
 from anthropic.types import Message
 
 from atlas_kit.atlas import TICKETS
-from atlas_kit.experiments.sweep import plan, run_episode, run_experiment
+from atlas_kit.experiments.sweep import run_experiment
+from atlas_kit.experiments.episodes import plan
+from atlas_kit.experiments.running import run_episode
 from atlas_kit.models.choose import SIMULATED
 from atlas_kit.models.standin.model import OFFLINE_MODEL, OfflineModel, offline_client
 

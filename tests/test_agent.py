@@ -8,6 +8,7 @@ import httpx2
 import pytest
 
 from atlas_kit.face import display  # noqa: F401  # str(run) and a notebook's run render through the display layer
+from atlas_kit.models.standin.model import STANDIN_SOURCE
 from atlas_kit import contract as E
 from atlas_kit.agent import Bounds, Task, arun_agent, run_agent
 from atlas_kit.dispatch.dispatcher import Dispatcher
@@ -44,7 +45,7 @@ def final(text="Your order ORD-1 has shipped."):
 
 def test_a_normal_run_finishes_with_every_result_returned():
     api = ScriptedAPI([tool_use(1, "ORD-1"), final()])
-    run = run_agent(in_process_client(api, max_retries=0), task(), model=MODEL, source="test")
+    run = run_agent(in_process_client(api, max_retries=0), task(), model=MODEL)
     assert run.stop_reason == "finished" and run.final_text == "Your order ORD-1 has shipped."
     assert run.steps == 2 and run.tool_calls == 1
     assert (run.input_tokens, run.output_tokens) == (250, 30)
@@ -110,7 +111,7 @@ def test_async_twin_gives_the_same_transcript():
 
 def test_rendering_shows_errors_and_stop_reason_and_no_key():
     api = ScriptedAPI([tool_use(1, "ORD-404"), final("Sorry, that order does not exist.")])
-    run = run_agent(in_process_client(api, max_retries=0), task(), model=MODEL, source="simulated")
+    run = run_agent(in_process_client(api, max_retries=0), task(), model=MODEL, source=STANDIN_SOURCE)
     html, text = run._repr_html_(), str(run)
     assert "tool error" in html and "#c62828" in html and "stop: finished" in html
     assert "!!  tool error" in text and "not_found" in text

@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from atlas_kit.models.providers.standin import StandIn
+from atlas_kit.types import Source
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -251,9 +254,16 @@ def test_compare_refuses_bad_options_in_one_line(options, words):
         compare(kwargs.pop("dispatchers"), **kwargs)
 
 
+class PaidStandIn(StandIn):
+    """A provider in one small class: the stand-in's answers, labelled as a paid live model's."""
+
+    def source(self, model: str = "") -> Source:
+        return Source("live", model, "test")
+
+
 def test_a_live_compare_is_estimated_and_refused_unless_confirmed(capsys):
     # A "live" choice answered in process by the stand-in: the guard sees a paid model, nothing leaves the machine.
-    live = ModelChoice(offline_client(seed=0), "claude-sonnet-5-5", "live", "live (claude-sonnet-5-5, test)")
+    live = ModelChoice(PaidStandIn(), "claude-sonnet-5-5")
     with pytest.raises(SweepRefused, match="not confirmed"):
         compare({"yours": dispatch}, tickets=["T01"], faults=(False,), choice=live, confirm=lambda est: False)
     assert "$" in capsys.readouterr().out  # the estimate was printed before anything ran

@@ -12,8 +12,11 @@ import pytest
 
 import atlas_kit.experiments.episodes as episodes
 from atlas_kit.agent import run_agent
+from atlas_kit.models.standin.model import STANDIN_SOURCE
 from atlas_kit.atlas import atlas_session, grade
-from atlas_kit.experiments.sweep import Episode, arun_episodes, plan, run_episode, run_experiment
+from atlas_kit.experiments.sweep import run_experiment
+from atlas_kit.experiments.episodes import Episode, plan
+from atlas_kit.experiments.running import arun_episodes, run_episode
 from atlas_kit.models.choose import SIMULATED
 from atlas_kit.models.standin.model import OFFLINE_MODEL, OfflineModel, Profile, offline_client
 from atlas_kit.models.replay import Cassette, recording_client
@@ -92,9 +95,9 @@ def test_one_failing_episode_is_recorded_and_the_sweep_goes_on(tmp_path, monkeyp
 def test_the_async_path_gives_the_same_records_as_the_sync_path():
     cond = Condition("contract", True, True, "default", OFFLINE_MODEL)
     episodes = [Episode(cond, t, 0) for t in ("T01", "T04", "T09", "T11", "T14")]
-    sync = [run_episode(offline_client(seed=0), e, source=SIMULATED) for e in episodes]
+    sync = [run_episode(offline_client(seed=0), e, source=STANDIN_SOURCE) for e in episodes]
     seen = []
-    done = asyncio.run(arun_episodes(offline_client(seed=0, async_=True), episodes, source=SIMULATED,
+    done = asyncio.run(arun_episodes(offline_client(seed=0, async_=True), episodes, source=STANDIN_SOURCE,
                                      concurrency=3, on_record=seen.append))
     assert sorted(done, key=lambda r: r["key"]) == sorted(sync, key=lambda r: r["key"]) and seen == done
 
@@ -140,7 +143,7 @@ def test_a_live_name_without_a_key_runs_the_stand_in_and_says_simulated(monkeypa
     ({"trials": 0}, "trials must be a whole number of at least 1"),
     ({"concurrency": -1}, "concurrency must be a whole number"),
     ({"profiles": ("nope",)}, "profile 'nope' is not one of: cautious, default, stubborn"),
-    ({"model": ""}, "model must be 'offline' or a live model name"),
+    ({"model": ""}, "model must be a name such as"),
 ])
 def test_bad_options_name_the_parameter_and_the_accepted_values(options, message):
     with pytest.raises(ValueError) as err:
@@ -164,13 +167,14 @@ CRASH_SWEEP = dict(name="crash", styles=("raw", "contract"), faults=(True,),
                    tickets=tuple(f"T{i:02d}" for i in range(1, 11)), trials=2, progress=False)
 SLOW_CHILD = """
 import sys, time
-import atlas_kit.experiments.sweep as X
-real = X.run_episode
+import atlas_kit.experiments.running as R
+from atlas_kit.experiments import run_experiment
+real = R.run_episode
 def slow(*args, **kwargs):
     time.sleep(0.05)  # slow enough to be killed part-way, whatever the machine
     return real(*args, **kwargs)
-X.run_episode = slow
-X.run_experiment(**{sweep}, out=sys.argv[1])
+R.run_episode = slow
+run_experiment(**{sweep}, out=sys.argv[1])
 """
 
 

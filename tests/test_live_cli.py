@@ -165,12 +165,12 @@ def test_warnings_print_as_plain_notes(monkeypatch, tmp_path, capsys):
 
 SLOW = """
 import sys, time
-import atlas_kit.experiments.sweep as X
-real = X.run_episode
+import atlas_kit.experiments.running as R
+real = R.run_episode
 def slow(*args, **kwargs):
     time.sleep(0.05)
     return real(*args, **kwargs)
-X.run_episode = slow
+R.run_episode = slow
 from atlas_kit.cli import main
 sys.exit(main(sys.argv[1:]))
 """

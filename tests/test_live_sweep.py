@@ -13,7 +13,8 @@ from atlas_kit.experiments.guard import SweepRefused, SweepStopped
 from atlas_kit.experiments.metrics import success, usable
 from atlas_kit.models.standin.model import OfflineModel
 from atlas_kit.models.pricing import HIGH, LOW, cost_usd, estimate
-from atlas_kit.models.replay import EPISODE_HEADER, Cassette, is_replay_miss, replay_client
+from atlas_kit.models.replay import EPISODE_HEADER, Cassette, ReplayMiss, is_replay_miss
+from atlas_kit.models.providers.replay import replay_client
 from atlas_kit.experiments.results import read_records
 from atlas_kit.face.tables import recovery_table
 from atlas_kit.models.transport import APIFault
@@ -238,7 +239,7 @@ def test_the_player_answers_an_episode_only_from_its_own_calls(recorded):
     tape, _ = recorded
     entry = Cassette.load(tape).entries[0]
     client = replay_client(tape).with_options(default_headers={EPISODE_HEADER: "another|episode"})
-    with pytest.raises(anthropic.BadRequestError) as miss:
+    with pytest.raises(ReplayMiss) as miss:
         client.messages.create(**entry["request"])
     assert is_replay_miss(miss.value) and "holds no calls for episode 'another|episode'" in str(miss.value)
     own = replay_client(tape).with_options(default_headers={EPISODE_HEADER: entry["episode"]})

@@ -71,7 +71,7 @@ def test_a_tool_call_cut_off_at_max_tokens_is_never_run_and_is_asked_again_with_
     counter = Counter()
     server = live(ScriptedAPI([use(1, "ORD-1", stop="max_tokens"), use(2), text()]))
     choice = choose_model(MODEL)
-    run = run_agent(choice.client, task(counter), model=MODEL, source=choice.origin)
+    run = run_agent(choice.client, task(counter), model=MODEL, source=choice.source)
     assert run.stop_reason == "finished" and counter.ran == [{"order_id": "ORD-1"}]  # once: the whole call only
     assert [r["max_tokens"] for r in server.transport.handler.requests] == [1024, 4096, 4096]
     [retry] = run.trace.of_kind("max_tokens_retry")
@@ -153,7 +153,6 @@ TWO_USES = [{"type": "tool_use", "id": "toolu_1", "name": "cancel_order", "input
 
 @pytest.mark.parametrize("body, why", [
     (_base(usage=_DROP), "usage is missing"),
-    (_base(content=None), "content is NoneType"),
     (_base(content="Done."), "content is str"),
     (_base(content=[{"type": "text"}]), "text block without text"),
     (_base(content=[{"type": "tool_use", "name": "cancel_order", "input": {}}], stop_reason="tool_use"),
@@ -161,7 +160,7 @@ TWO_USES = [{"type": "tool_use", "id": "toolu_1", "name": "cancel_order", "input
     (_base(content=TWO_USES, stop_reason="tool_use"), "is used twice"),
     (_base(usage={"input_tokens": -5, "output_tokens": 3}), "not whole numbers of 0 or more"),
     (_base(usage={"input_tokens": True, "output_tokens": 3}), "not whole numbers of 0 or more"),
-    (_base(stop_reason=None), "no stop_reason"),
+    (_base(stop_reason=5), "stop_reason is a int"),
     (_base(stop_reason="tool_use"), "stop_reason tool_use with no tool_use block"),
     (_base(content=TWO_USES[:1]), "tool_use blocks in a reply that stopped on end_turn"),
     (_base(content=TWO_USES[:1], stop_reason="pause_turn"), "tool_use blocks in a reply that stopped on pause_turn"),
@@ -175,6 +174,19 @@ def test_a_body_that_is_not_a_message_is_an_api_failure_with_its_reason(body, wh
     assert run.stop_reason == "api_failure" and run.api_failure.reason == "bad_body" and counter.ran == []
     assert why in run.api_failure.message and why in run.trace.of_kind("api_failure")[0]["message"]
     assert (run.input_tokens, run.cost_usd) == (0, 0.0)  # a body that is not a message is not counted
+
+
+def test_a_reply_with_no_stop_reason_or_null_content_is_an_unknown_stop_and_runs_nothing():
+    # Ollama leaves stop_reason out when its model ended for no reason it names, and sends "content": null for a
+    # reply with no blocks: the run ends as unknown_stop (the model's odd end, recorded), and no tool runs.
+    for body in (_base(stop_reason=None), _base(stop_reason=None, content=TWO_USES[:1]), _base(content=None)):
+        counter = Counter()
+        run = run_agent(in_process_client(ScriptedAPI([raw(body)]), max_retries=0), task(counter), model=MODEL)
+        if body["content"] is None:
+            assert run.stop_reason == "finished" and run.final_text == "" and counter.ran == []
+        else:
+            assert run.stop_reason == "unknown_stop" and counter.ran == [], body
+            assert run.trace.of_kind("stopped")[0]["model_stop_reason"] == ""
 
 
 def test_a_tool_use_id_reused_from_an_earlier_turn_is_refused_before_anything_runs():
@@ -318,7 +330,7 @@ def test_the_recording_client_caps_its_waits_too(live):
 def test_the_async_live_client_has_the_same_bounds(live):
     live(ScriptedAPI([APIFault(429, "later", headers={"retry-after": "120"})]))
     start = time.monotonic()
-    run = asyncio.run(arun_agent(choose_model(MODEL, async_=True).client, task(Counter()), model=MODEL))
+    run = asyncio.run(arun_agent(choose_model(MODEL).async_client(), task(Counter()), model=MODEL))
     assert run.api_failure.reason == "rate_limit" and time.monotonic() - start < 5
 
 

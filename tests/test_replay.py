@@ -12,15 +12,9 @@ import httpx2
 import pytest
 from anthropic.types import Message
 
-from atlas_kit.models.replay import (
-    IGNORED_FIELDS,
-    Cassette,
-    RecordingTransport,
-    fingerprint,
-    is_replay_miss,
-    recording_client,
-    replay_client,
-)
+from atlas_kit.models.replay import (IGNORED_FIELDS, Cassette, RecordingTransport, fingerprint, ReplayMiss,
+    is_replay_miss, recording_client)
+from atlas_kit.models.providers.replay import replay_client
 from atlas_kit.models.transport import APIFault, MessagesTransport, ScriptedAPI, message_body
 
 MODEL = "claude-sonnet-5"
@@ -153,10 +147,11 @@ def test_recording_client_uses_the_sdk_key_resolution(monkeypatch: pytest.Monkey
 
 def test_a_changed_tool_result_is_refused_naming_the_difference(tmp_path: Path) -> None:
     path, _ = record(tmp_path)
-    with pytest.raises(anthropic.BadRequestError) as caught:
+    with pytest.raises(ReplayMiss) as caught:
         agent_run(replay_client(path), result='{"status": "lost"}')
-    message = str(caught.value.api_message)
-    assert message.startswith("replay: request not in cassette: messages[2].content[0].content differs")
+    message = str(caught.value)
+    assert not isinstance(caught.value, anthropic.APIStatusError)  # its own type: no message is read to tell it
+    assert message.startswith("request not in cassette: messages[2].content[0].content differs")
     assert "shipped" in message and "lost" in message
     assert "the run diverged at turn 2, in message 2 (user: tool_result for toolu_01)" in message
     assert is_replay_miss(caught.value)
@@ -165,7 +160,7 @@ def test_a_changed_tool_result_is_refused_naming_the_difference(tmp_path: Path) 
 def test_a_changed_model_is_refused_naming_the_field(tmp_path: Path) -> None:
     path, _ = record(tmp_path)
     expected = r'model differs .*recorded "claude-sonnet-5", got "claude-haiku-5-5"'
-    with pytest.raises(anthropic.BadRequestError, match=expected):
+    with pytest.raises(ReplayMiss, match=expected):
         replay_client(path).messages.create(model="claude-haiku-5-5", max_tokens=256,
                                             messages=[{"role": "user", "content": "Where is order 4921?"}])
 
@@ -182,12 +177,12 @@ def test_a_request_asked_more_often_than_recorded_is_refused() -> None:
     answers = [player.messages.create(model=MODEL, max_tokens=8, messages=ask) for _ in range(2)]
     sides = [a.content[0].text for a in answers]  # type: ignore[union-attr]
     assert sides == ["heads", "tails"]
-    with pytest.raises(anthropic.BadRequestError, match="recorded 2 time"):
+    with pytest.raises(ReplayMiss, match="recorded 2 time"):
         player.messages.create(model=MODEL, max_tokens=8, messages=ask)
 
 
 def test_an_empty_cassette_says_so() -> None:
-    with pytest.raises(anthropic.BadRequestError, match="holds no recordings"):
+    with pytest.raises(ReplayMiss, match="holds no recordings"):
         replay_client(Cassette(model=MODEL)).messages.create(
             model=MODEL, max_tokens=8, messages=[{"role": "user", "content": "hi"}])
 

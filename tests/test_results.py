@@ -5,6 +5,7 @@ import json
 import pytest
 
 from atlas_kit.agent import run_agent
+from atlas_kit.models.standin.model import STANDIN_SOURCE
 from atlas_kit.atlas import atlas_session, grade
 from atlas_kit.models.choose import SIMULATED
 from atlas_kit.models.standin.model import OFFLINE_MODEL, offline_client
@@ -21,7 +22,7 @@ def _rec(key: str, **extra) -> dict:
 
 def test_a_real_offline_run_becomes_a_flat_record_with_every_field():
     session = atlas_session("T04", style="contract", faults=True, seed=3)
-    run = run_agent(offline_client(seed=3), session, model=OFFLINE_MODEL, source=SIMULATED)
+    run = run_agent(offline_client(seed=3), session, model=OFFLINE_MODEL, source=STANDIN_SOURCE)
     g = grade(run)
     record = record_from_run(run, g, condition=COND, ticket="T04", trial=3, seed=3, experiment="demo")
     assert tuple(record) == FIELDS
@@ -37,7 +38,7 @@ def test_a_real_offline_run_becomes_a_flat_record_with_every_field():
 
 def test_a_clean_run_has_no_error_fields_set():
     session = atlas_session("T01", style="raw", faults=False, seed=0)
-    run = run_agent(offline_client(seed=0), session, model=OFFLINE_MODEL, source=SIMULATED)
+    run = run_agent(offline_client(seed=0), session, model=OFFLINE_MODEL, source=STANDIN_SOURCE)
     record = record_from_run(run, grade(run), condition=COND, ticket="T01", trial=0, seed=0)
     assert record["hit_error"] is False and record["error_codes"] == [] and record["branches"] == []
 
@@ -52,7 +53,7 @@ def test_keys_differ_when_any_part_of_the_condition_differs():
 
 
 def test_harness_record_keeps_the_failure_and_counts_as_not_correct():
-    rec = harness_record(RuntimeError("boom"), condition=COND, ticket="T02", trial=1, seed=1, source=SIMULATED)
+    rec = harness_record(RuntimeError("boom"), condition=COND, ticket="T02", trial=1, seed=1, source=STANDIN_SOURCE)
     assert tuple(rec) == FIELDS and rec["stop_reason"] == HARNESS_ERROR
     assert rec["harness_error"] == "RuntimeError: boom" and rec["correct"] is False
 

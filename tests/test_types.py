@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from atlas_kit import types as T
+from atlas_kit.experiments.results import source_of
 from atlas_kit.contract.errors import ErrorCode
 from atlas_kit.dispatch.trace import Trace
 
@@ -82,14 +83,14 @@ def test_refusal_fault_kinds_are_error_codes():
 ])
 def test_a_source_says_its_kind_model_and_date_and_its_label_reads_back(source, label, short):
     assert (source.label, source.short, str(source)) == (label, short, label)
-    assert T.kind_of_label(source.label) == source.kind
+    assert source_of({"source": source.label, "model": source.model}).kind == source.kind  # an old record's label
     assert source.costs_money is (source.kind == "live")
 
 
 def test_a_source_of_an_unknown_kind_is_refused_and_an_odd_label_has_no_kind():
     with pytest.raises(ValueError, match="simulated, live, replayed"):
         T.Source("guessed", "m")  # type: ignore[arg-type]
-    assert T.kind_of_label("mixed sources: a; b") is None and T.kind_of_label(None) is None
+    assert source_of({"source": "mixed sources: a; b"}) is None and source_of({}) is None
 
 
 def test_the_record_fields_are_the_record_types_keys_in_order():

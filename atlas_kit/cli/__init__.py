@@ -46,9 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
                "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1, 3 or 130. "
                "Example: atlas-kit experiment --model offline --styles raw,contract --trials 20 --out results/")
     exp.add_argument("--model", default="offline", metavar="NAME",
-                     help="'offline' (default): the rule-based stand-in, results labelled simulated; or a live "
-                          "model name, which needs ANTHROPIC_API_KEY (without it the stand-in answers instead, "
-                          "and the results say simulated)")
+                     help="'offline' (default): the rule-based stand-in, results labelled simulated; a local model, "
+                          "free and with no key: ollama:qwen3:4b (Ollama) or llamacpp:NAME (llama-server); or a Claude "
+                          "model, which needs ANTHROPIC_API_KEY (without it the stand-in answers instead, and the "
+                          "results say simulated)")
+    exp.add_argument("--base-url", default=None, metavar="URL",
+                     help="where a local server listens, if not at its default (Ollama http://localhost:11434, "
+                          "llama-server http://localhost:8080; ATLAS_BASE_URL sets it too); with a model name and no "
+                          "prefix, any Anthropic-compatible server at URL (it never gets a key)")
     exp.add_argument("--styles", type=_csv("style", STYLE_NAMES), default=list(STYLE_NAMES), metavar="LIST",
                      help=f"error styles to compare, comma-separated, from {','.join(STYLE_NAMES)} (default: all)")
     exp.add_argument("--trials", type=_positive, default=5, metavar="N",
@@ -69,8 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
                                             "or on,off to compare (default: on)")
     exp.add_argument("--profile", type=_profile, default=None, metavar="NAME",
                      help="offline only: what the stand-in does when an error gives it no cue (default: default)")
-    exp.add_argument("--concurrency", type=_positive, default=16, metavar="N",
-                     help="live or replayed episodes in flight at once; offline runs one at a time (default: 16)")
+    exp.add_argument("--concurrency", type=_positive, default=None, metavar="N",
+                     help="live or replayed episodes in flight at once; offline runs one at a time (default: 16 on "
+                          "Anthropic's API, 1 on a local server)")
     exp.add_argument("--cassette", type=_cassette, default=None, metavar="PATH",
                      help="replay a recorded cassette instead of calling a model: no key, no network")
     exp.add_argument("--record", type=Path, default=None, metavar="PATH",

@@ -89,7 +89,7 @@ def _seed(text: str) -> int:
 
 def _profile(text: str) -> str:
     """`--profile`: a named profile of the offline stand-in."""
-    from ..experiments.sweep import named_profiles
+    from ..experiments.episodes import named_profiles
 
     known = tuple(named_profiles())
     if text not in known:

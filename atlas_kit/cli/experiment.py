@@ -20,6 +20,7 @@ def experiment_command(args: argparse.Namespace) -> int:
     """Exit 0 when every episode ran; 1 when the API stopped the sweep; 2 on bad input or a refused live
     sweep; 3 when the budget stopped it; 130 on Ctrl-C. Every stop but 2 is resumable by rerunning."""
     from ..face.charts import save_charts
+    from ..experiments.spec import SweepSpec
     from ..experiments.sweep import sweep
     from ..experiments.guard import SweepInterrupted, SweepStopped
     from ..face.tables import recovery_table
@@ -33,16 +34,17 @@ def experiment_command(args: argparse.Namespace) -> int:
     if args.preset:
         return preset_command(args)
     try:
-        result = sweep(
+        result = sweep(SweepSpec(
             name=args.name, styles=args.styles, faults=args.faults, break_loops=args.loop_breaker,
-            profiles=(args.profile,), tickets=args.tickets, trials=args.trials, first_seed=args.first_seed, model=args.model,
-            cassette=args.cassette, record=args.record, out=jsonl, concurrency=args.concurrency, progress=not args.no_progress,
-            max_cost_usd=math.inf, budget_usd=args.budget, confirm=lambda estimate: _confirm(estimate, yes=args.yes),
-            via=args.via,
-        )
+            profiles=(args.profile,), tickets=args.tickets, trials=args.trials, first_seed=args.first_seed,
+            model=args.model, base_url=args.base_url, cassette=args.cassette, record=args.record, out=jsonl,
+            concurrency=args.concurrency, progress=not args.no_progress, max_cost_usd=math.inf,
+            budget_usd=args.budget, confirm=lambda estimate: _confirm(estimate, yes=args.yes), via=args.via))
     except (SweepInterrupted, SweepStopped, ValueError, OSError) as err:  # incl. a bad cassette, an unwritable file
         return _failed(err)
     records = result.records
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
     varying = [f for f in ("faults", "break_loops", "profile", "model") if len({r[f] for r in records}) > 1]
     print(recovery_table(records, by=("style", *varying)))
     print(f"\n{len(records)} episodes in {jsonl}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import traceback
 from dataclasses import dataclass, field
-from typing import Iterable, cast
+from typing import Iterable, Protocol, cast
 
 from ..contract.arguments import ArgumentProblem, check_arguments
 from ..contract.errors import Branch, ErrorCode, ToolError, ToolFailure, retry_changed, stop, tool_error
@@ -20,7 +20,19 @@ from .tool import CallContext, Tool
 from .trace import Trace
 from .transient import RetryPolicy, Transient
 
-__all__ = ["DispatchResult", "Dispatcher", "argument_error", "crash_error"]
+__all__ = ["DispatchResult", "Dispatcher", "Dispatches", "argument_error", "crash_error"]
+
+
+class Dispatches(Protocol):
+    """What the agent loop needs of a dispatcher: the tools' definitions, one `dispatch` per assistant message that
+    never raises, and the trace. `Dispatcher` is one; chapter 13's dispatcher of your own (course/byo) is another."""
+
+    @property
+    def trace(self) -> Trace: ...
+
+    def definitions(self) -> list[ToolDefinition]: ...
+
+    def dispatch(self, content: Iterable[object]) -> DispatchResult: ...
 
 
 @dataclass

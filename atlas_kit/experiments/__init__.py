@@ -11,13 +11,15 @@ import typing as _typing
 from .._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
-    from .sweep import Sweep, arun_episodes, run_episode, run_experiment
+    from .sweep import Sweep, run_experiment
+    from .spec import SweepOptions, SweepSpec, Via
+    from .running import arun_episodes, run_episode, run_offline, run_sync
     from .episodes import (Episode, check_options, episode_record, episode_session, harness_failure, named_profiles,
         plan, profile_named, whole_number)
     from .guard import (DEFAULT_MAX_COST_USD, Guard, StopCause, SweepInterrupted, SweepRefused, SweepStopped,
-        max_cost_usd, set_max_cost_usd, sweep_estimate)
+        first_request_tokens, max_cost_usd, set_max_cost_usd, sweep_estimate)
     from .results import (API_FAILURE, Condition, FIELDS, HARNESS_ERROR, Record, ResultsWriter, check_source,
-        episode_key, harness_record, read_records, record_from_run, record_kind, repair, source_label)
+        episode_key, harness_record, read_records, record_from_run, record_kind, repair, source_label, source_of)
     from .metrics import (Paired, Rate, Use, Z95, api_failures, describe_api_failures, failure_modes, groups,
         paired_recovery, pass_k, per_ticket, recovery, recovery_rows, success, usable, wilson)
     from .stats import (Comparison, EPISODE_FIELDS, PairedDifference, TokensPerSuccess, compare_arms, fisher_exact,
@@ -51,13 +53,16 @@ _WHERE = {
     "StopCause": "guard",
     "Sweep": "sweep",
     "SweepInterrupted": "guard",
+    "SweepOptions": "spec",
     "SweepRefused": "guard",
+    "SweepSpec": "spec",
     "SweepStopped": "guard",
     "TokensPerSuccess": "stats",
     "Use": "metrics",
+    "Via": "spec",
     "Z95": "metrics",
     "api_failures": "metrics",
-    "arun_episodes": "sweep",
+    "arun_episodes": "running",
     "assign": "presets",
     "audit": "presets",
     "cell_name": "implicit",
@@ -71,6 +76,7 @@ _WHERE = {
     "episode_session": "episodes",
     "expected_answers": "presets",
     "failure_modes": "metrics",
+    "first_request_tokens": "guard",
     "fisher_exact": "stats",
     "groups": "metrics",
     "harness_failure": "episodes",
@@ -96,11 +102,14 @@ _WHERE = {
     "recovery_by_cell": "implicit",
     "recovery_rows": "metrics",
     "repair": "results",
-    "run_episode": "sweep",
+    "run_episode": "running",
     "run_experiment": "sweep",
+    "run_offline": "running",
     "run_preset": "presets",
+    "run_sync": "running",
     "set_max_cost_usd": "guard",
     "source_label": "results",
+    "source_of": "results",
     "success": "metrics",
     "sweep_estimate": "guard",
     "ticket_cell": "implicit",
@@ -115,13 +124,14 @@ __all__ = [
     "API_FAILURE", "CellRates", "Comparison", "Condition", "DEFAULT_MAX_COST_USD", "EPISODE_FIELDS", "Episode",
     "FIELDS", "Guard", "HARNESS_ERROR", "Leak", "PRESETS", "Paired", "PairedDifference", "Preset", "PresetResult",
     "Published", "Rate", "Record", "ResultsWriter", "SELF_REFLECTIVE", "StopCause", "Sweep", "SweepInterrupted",
-    "SweepRefused", "SweepStopped", "TokensPerSuccess", "Use", "Z95", "api_failures", "arun_episodes", "assign",
-    "audit", "cell_name", "cell_rows", "check_options", "check_source", "compare_arms", "describe_api_failures",
-    "episode_key", "episode_record", "episode_session", "expected_answers", "failure_modes", "fisher_exact", "groups",
-    "harness_failure", "harness_record", "max_cost_usd", "mcnemar_exact", "named_profiles", "newcombe_paired",
-    "pair_records", "paired_difference", "paired_recovery", "pass_k", "per_ticket", "plan", "preset_estimate",
-    "preset_rows", "profile_named", "published_rows", "read_records", "record_from_run", "record_kind", "recovery",
-    "recovery_by_cell", "recovery_rows", "repair", "run_episode", "run_experiment", "run_preset", "set_max_cost_usd",
-    "source_label", "success", "sweep_estimate", "ticket_cell", "tokens_per_success", "usable", "whole_number",
-    "wilson",
+    "SweepOptions", "SweepRefused", "SweepSpec", "SweepStopped", "TokensPerSuccess", "Use", "Via", "Z95",
+    "api_failures", "arun_episodes", "assign", "audit", "cell_name", "cell_rows", "check_options", "check_source",
+    "compare_arms", "describe_api_failures", "episode_key", "episode_record", "episode_session", "expected_answers",
+    "failure_modes", "first_request_tokens", "fisher_exact", "groups", "harness_failure", "harness_record",
+    "max_cost_usd", "mcnemar_exact", "named_profiles", "newcombe_paired", "pair_records", "paired_difference",
+    "paired_recovery", "pass_k", "per_ticket", "plan", "preset_estimate", "preset_rows", "profile_named",
+    "published_rows", "read_records", "record_from_run", "record_kind", "recovery", "recovery_by_cell",
+    "recovery_rows", "repair", "run_episode", "run_experiment", "run_offline", "run_preset", "run_sync",
+    "set_max_cost_usd", "source_label", "source_of", "success", "sweep_estimate", "ticket_cell", "tokens_per_success",
+    "usable", "whole_number", "wilson",
 ]

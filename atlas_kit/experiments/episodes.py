@@ -52,7 +52,8 @@ def episode_record(episode: Episode, run: Run, *, experiment: str = "") -> Recor
                            seed=episode.seed, experiment=experiment)
 
 
-def harness_failure(episode: Episode, exc: BaseException, *, source: str | Source, experiment: str = "") -> Record:
+def harness_failure(episode: Episode, exc: BaseException, *, source: Source | None,
+                    experiment: str = "") -> Record:
     """The record of an episode the harness could not finish (it raised): kept, so the sweep goes on and says so."""
     return harness_record(exc, condition=episode.condition, ticket=episode.ticket, trial=episode.trial,
                           seed=episode.seed, source=source, experiment=experiment)

@@ -15,10 +15,11 @@ from ..models.pricing import Estimate, estimate
 from ..models.replies import FATAL
 from .results import API_FAILURE
 from ..types import Record, Source
+from .episodes import Episode
 from ..models.transport import request_tokens
 
 __all__ = ["DEFAULT_MAX_COST_USD", "Guard", "StopCause", "SweepInterrupted", "SweepRefused", "SweepStopped",
-           "max_cost_usd", "set_max_cost_usd", "sweep_estimate"]
+           "first_request_tokens", "max_cost_usd", "set_max_cost_usd", "sweep_estimate"]
 
 StopCause = Literal["budget", "authentication", "permission", "not_found", "api_failures"]
 DEFAULT_MAX_COST_USD = 1.00  # a live sweep whose high estimate is above this is refused unless raised
@@ -70,9 +71,8 @@ def max_cost_usd() -> float:
     return _LIMIT["usd"]
 
 
-def sweep_estimate(episodes: Sequence[Any], *, model: str, max_cost_per_episode: float, max_tokens: int,
-                   batch: bool = False) -> Estimate:
-    """The estimate for these episodes: their mean first request (system, tools, ticket) priced by `pricing.estimate`."""
+def _first_requests(episodes: Sequence[Episode]) -> list[int]:
+    """Each episode's first request (system, tools, ticket), estimated at about 4 characters a token."""
     sizes: dict[tuple[str, str, bool, bool], int] = {}
     for e in episodes:
         c = e.condition
@@ -81,7 +81,18 @@ def sweep_estimate(episodes: Sequence[Any], *, model: str, max_cost_per_episode:
             session = atlas_session(e.ticket, style=c.style, faults=c.faults, seed=0, break_loops=c.break_loops)
             sizes[key] = request_tokens({"system": session.system, "tools": session.dispatcher.definitions(),
                                          "messages": [{"role": "user", "content": session.ticket.message}]})
-    per = [sizes[(e.ticket, e.condition.style, e.condition.faults, e.condition.break_loops)] for e in episodes]
+    return [sizes[(e.ticket, e.condition.style, e.condition.faults, e.condition.break_loops)] for e in episodes]
+
+
+def first_request_tokens(episodes: Sequence[Episode]) -> int:
+    """The longest first request among these episodes, estimated: what a local model's window must hold at least."""
+    return max(_first_requests(episodes), default=0)
+
+
+def sweep_estimate(episodes: Sequence[Episode], *, model: str, max_cost_per_episode: float, max_tokens: int,
+                   batch: bool = False) -> Estimate:
+    """The estimate for these episodes: their mean first request (system, tools, ticket) priced by `pricing.estimate`."""
+    per = _first_requests(episodes)
     base = round(sum(per) / len(per)) if per else 0
     return estimate(len(episodes), model=model, base_tokens=base, max_cost_usd=max_cost_per_episode,
                     max_tokens=max_tokens, batch=batch)
@@ -102,7 +113,7 @@ class Guard:
     message: str = ""
 
     @classmethod
-    def before(cls, source: Source, todo: Sequence[Any], *, max_cost_usd: float, budget_usd: float | None,
+    def before(cls, source: Source, todo: Sequence[Episode], *, max_cost_usd: float, budget_usd: float | None,
                confirm: Callable[[Estimate], bool] | None, max_cost_per_episode: float,
                max_tokens: int, batch: bool = False) -> tuple[Guard, Estimate | None]:
         """The guard of a sweep about to run `todo`; a live one prints its estimate and may be refused here.

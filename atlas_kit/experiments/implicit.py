@@ -14,10 +14,10 @@ from ..atlas import ALL_TICKETS, CELLS, IMPLICIT_TICKETS, STYLES, cell_of
 from ..atlas.faults import Cell
 from ..atlas.grade import SILENT_WRONG
 from .episodes import Episode, profile_named
-from .sweep import run_episode
+from .running import run_episode
 from .metrics import Rate, usable
-from ..models.choose import SIMULATED, choose_model
-from ..models.standin.model import OFFLINE_MODEL, Profile, offline_client
+from ..models.choose import choose_model
+from ..models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
 from .results import Condition, source_label
 from ..types import Record, TableRows
 
@@ -100,7 +100,7 @@ def sweep(*, styles: Sequence[str] = ("raw", "contract"), tickets: Sequence[str]
         if choice is None:
             if e.seed not in clients:  # the stand-in's choices depend on (seed, ticket, turn): one client per seed
                 clients[e.seed] = offline_client(seed=e.seed, profile=chosen)
-            client, source = clients[e.seed], SIMULATED
+            client, source = clients[e.seed], STANDIN_SOURCE
         else:
             client, source = choice.client, choice.source
         records.append(run_episode(client, e, source=source, experiment=experiment))

@@ -17,6 +17,7 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 from ..agent import Bounds, run_agent
 from ..atlas import Lookup, Ticket, World, atlas_session, money, play, ticket
 from .episodes import plan
+from .spec import SweepSpec
 from .sweep import sweep
 from .guard import SweepStopped, sweep_estimate
 from ..models.standin.model import OFFLINE_MODEL, offline_client
@@ -229,9 +230,9 @@ def run_preset(preset: Preset | str = SELF_REFLECTIVE, *, models: Sequence[str] 
         path = None if out is None else Path(out) / f"{p.name}_{re.sub(r'[^A-Za-z0-9_.-]', '_', model)}.jsonl"
         for i, (group, n) in enumerate(groups):
             asked = _whole(p, model, trials, via, confirm) if i == 0 and confirm is not None else None
-            result = sweep(name=p.name, styles=(p.control, p.treatment), faults=(True,), tickets=group, trials=n,
-                           first_seed=first_seed, model=model, out=path, progress=progress, max_cost_usd=max_cost_usd,
-                           budget_usd=left, confirm=asked, via=via)
+            result = sweep(SweepSpec(name=p.name, styles=(p.control, p.treatment), faults=(True,), tickets=group,
+                                     trials=n, first_seed=first_seed, model=model, out=path, progress=progress,
+                                     max_cost_usd=max_cost_usd, budget_usd=left, confirm=asked, via=via))
             records += result.records
             if left is not None:
                 left -= result.guard.spent_usd

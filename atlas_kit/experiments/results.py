@@ -15,11 +15,11 @@ from typing import IO, Final, Iterable, Mapping, TypedDict, cast
 
 from ..atlas import Grade
 from ..contract.redaction import redact
-from ..types import (RECORD_FIELDS, SOURCE_KINDS, FailureNote, FinishedRun, Record, Source, SourceKind, events_of,
-    kind_of_label)
+from ..types import RECORD_FIELDS, SOURCE_KINDS, FailureNote, FinishedRun, Record, Source, SourceKind, events_of
 
 __all__ = ["API_FAILURE", "FIELDS", "HARNESS_ERROR", "Condition", "Record", "ResultsWriter", "check_source",
-           "episode_key", "harness_record", "read_records", "record_from_run", "record_kind", "repair", "source_label"]
+           "episode_key", "harness_record", "read_records", "record_from_run", "record_kind", "repair", "source_label",
+           "source_of"]
 
 # Every record has exactly these keys, in this order (the condition's fields are flattened in): types.Record's.
 FIELDS = RECORD_FIELDS
@@ -59,13 +59,14 @@ class _SourceFields(TypedDict):
     source: str
     source_kind: SourceKind | None
     source_date: str | None
+    source_server: str | None
 
 
-def _source_fields(source: Source | str | None, model: str) -> _SourceFields:
-    if isinstance(source, Source):
-        return {"source": source.label, "source_kind": source.kind, "source_date": source.date}
-    kind = kind_of_label(source)  # a bare label, from code written before sources were typed
-    return {"source": str(source or ""), "source_kind": kind, "source_date": None}
+def _source_fields(source: Source | None) -> _SourceFields:
+    if source is None:
+        return {"source": "", "source_kind": None, "source_date": None, "source_server": None}
+    return {"source": source.label, "source_kind": source.kind, "source_date": source.date,
+            "source_server": source.server}
 
 
 def record_from_run(run: FinishedRun, grade: Grade, *, condition: Condition, ticket: str, trial: int, seed: int,
@@ -80,7 +81,7 @@ def record_from_run(run: FinishedRun, grade: Grade, *, condition: Condition, tic
     errors = events_of(run.trace, "error")
     failure: FailureNote | None = getattr(run, "api_failure", None)  # an agent.Run's; an MCP episode has none
     return _record(
-        condition, ticket, trial, seed, experiment, **_source_fields(run.origin or run.source, condition.model),
+        condition, ticket, trial, seed, experiment, **_source_fields(run.source),
         api_failure=failure.reason if failure else None, api_error=failure.line() if failure else None,
         stop_reason=run.stop_reason, correct=bool(grade.correct), labels=sorted(grade.labels),
         hit_error=bool(errors), error_codes=sorted({e["code"] for e in errors}),
@@ -92,9 +93,9 @@ def record_from_run(run: FinishedRun, grade: Grade, *, condition: Condition, tic
 
 
 def harness_record(exc: BaseException, *, condition: Condition, ticket: str, trial: int, seed: int,
-                   source: str | Source, experiment: str = "") -> Record:
+                   source: Source | None, experiment: str = "") -> Record:
     """The record of an episode that raised inside the harness: kept, so the sweep goes on and says so."""
-    return _record(condition, ticket, trial, seed, experiment, **_source_fields(source, condition.model),
+    return _record(condition, ticket, trial, seed, experiment, **_source_fields(source),
                    stop_reason=HARNESS_ERROR, harness_error=redact(f"{type(exc).__name__}: {exc}")[:500])
 
 
@@ -102,6 +103,7 @@ def _record(condition: Condition, ticket: str, trial: int, seed: int, experiment
     base: dict[str, object] = {
         "key": episode_key(condition, ticket, trial, seed=seed), "experiment": experiment, **asdict(condition),
         "ticket": ticket, "trial": trial, "seed": seed, "source": "", "source_kind": None, "source_date": None,
+        "source_server": None,
         "stop_reason": "", "correct": False, "labels": [], "hit_error": False, "error_codes": [], "branches": [],
         "steps": 0, "tool_calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "loop_detected": False,
         "api_failure": None, "api_error": None, "harness_error": None,
@@ -190,29 +192,55 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     return list(records.values())
 
 
+def _legacy_kind(label: object) -> SourceKind | None:
+    """The kind a label of a record from before sources were typed starts with (its first word, which each kind's
+    label has always started with). The one place a label is read back: old files only."""
+    first = label.split(" ", 1)[0] if isinstance(label, str) else ""
+    return next((kind for kind in SOURCE_KINDS if kind == first), None)
+
+
+def source_of(record: Mapping[str, object]) -> Source | None:
+    """The typed source of a record, from its fields; a record written before they existed is upgraded here.
+
+    Records carry source_kind, source_date and (from issue 24 on) source_server beside the label; a file from
+    before source_kind is read from its label's first word. None when the record names no source.
+    """
+    kind = record.get("source_kind")
+    if kind not in SOURCE_KINDS:
+        kind = _legacy_kind(record.get("source"))
+    if kind is None:
+        return None
+    date, server, model = record.get("source_date"), record.get("source_server"), record.get("model")
+    return Source(kind, str(model or ""), date if isinstance(date, str) else None,
+                  server if isinstance(server, str) and kind != "simulated" else None)
+
+
 def record_kind(record: Mapping[str, object]) -> SourceKind | None:
-    """The record's source kind; for a record written before kinds were stored, read from its label's first word."""
-    return kind_of_label(record.get("source_kind")) or kind_of_label(record.get("source"))
+    """The record's source kind (see `source_of`)."""
+    found = source_of(record)
+    return found.kind if found else None
 
 
 def check_source(records: Iterable[Mapping[str, object]], source: Source, path: str | os.PathLike[str]) -> None:
-    """Refuse to add `source`'s episodes to a results file that holds another kind of source."""
-    other = sorted({k for r in records if (k := record_kind(r)) and k != source.kind})
+    """Refuse to add `source`'s episodes to a results file that holds another kind of source (a local model's
+    and Claude's live runs are two kinds: one is free and unpriced, the other paid)."""
+    def family(s: Source) -> str:
+        return f"{s.kind} (local)" if s.local else s.kind
+
+    other = sorted({family(s) for r in records if (s := source_of(r)) and family(s) != family(source)})
     if other:
-        raise ValueError(f"{os.fspath(path)} holds {' and '.join(other)} results; this sweep would add {source.kind} "
-                         "ones and resume from theirs. Use another --out or --name (out= in Python).")
+        raise ValueError(f"{os.fspath(path)} holds {' and '.join(other)} results; this sweep would add "
+                         f"{family(source)} ones and resume from theirs. Use another --out or --name (out= in Python).")
 
 
 def _short_source(record: Mapping[str, object]) -> str:
-    """The typed source's short label; a label that is not the typed source's own (an old record, or one
-    relabelled by hand) is shown as it stands."""
-    label, date = str(record.get("source") or ""), record.get("source_date")
-    kind = kind_of_label(record.get("source_kind"))
-    if kind in SOURCE_KINDS:
-        typed = Source(kind, str(record.get("model")), date if isinstance(date, str) else None)
-        if typed.label == label:
-            return typed.short
-    if kind_of_label(label) == "simulated":
+    """The typed source's short label; a label that is not the typed source's own (relabelled by hand) is shown as
+    it stands."""
+    label = str(record.get("source") or "")
+    typed = source_of(record)
+    if typed is not None and typed.label == label:
+        return typed.short
+    if _legacy_kind(label) == "simulated":
         return "simulated (offline stand-in)"
     return label or "unlabelled source"
 

@@ -16,7 +16,7 @@ from ..agent import Run, run_agent
 from ..atlas import KINDS, TICKETS, TOOL_NAMES, Fault, Session, always, atlas_session, fail_first_call, grade
 from .display import run_html
 from ..contract.errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode, Next, ToolFailure, tool_error
-from ..experiments.sweep import profile_named
+from ..experiments.episodes import profile_named
 from ..models.choose import choose_model
 from ..models.standin.model import Profile
 from ..models.standin.reading import read_error
@@ -106,7 +106,7 @@ class Playground:
         self.composer = w.VBox([w.HBox([self.code, self.retryable]), self.allowed, self.message, self.branch,
                                 w.HBox([self.tool, self.argument]), self.say, self.preview])
         mode = "simulated" if self.choice.mode == "offline" else self.choice.mode
-        self.run_button = w.Button(description=f"Run ({mode})", button_style="primary", tooltip=self.choice.source,
+        self.run_button = w.Button(description=f"Run ({mode})", button_style="primary", tooltip=self.choice.source.label,
                                    layout=w.Layout(width="auto"))
         self.status = w.HTML()
         self.result = w.HTML()
@@ -204,7 +204,7 @@ class Playground:
         run = run_agent(self.choice.client, session, model=self.choice.model, source=self.choice.source)
         self.last_run = run
         self.result.value = keep_dollars(self._report(run, session))
-        self.status.value = f"Ran {escape(self.ticket.value)} · {escape(self.choice.source)}"
+        self.status.value = f"Ran {escape(self.ticket.value)} · {escape(self.choice.source.label)}"
         return run
 
     def _report(self, run: Run, session: Session) -> str:

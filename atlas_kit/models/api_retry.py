@@ -20,9 +20,10 @@ from typing import Any, Callable, Iterator, Mapping
 import anthropic
 import httpx2
 
-from .replies import RETRY_NOTE_HEADER
 
-__all__ = ["APIRetry", "BoundedRetry", "Wait", "announce_waits", "bounded"]
+__all__ = ["GAVE_UP", "APIRetry", "BoundedRetry", "Wait", "announce_waits", "bounded", "gave_up"]
+
+GAVE_UP = "atlas_kit.gave_up"  # the response extension that holds the Wait that gave up (a typed value)
 
 
 def _seconds(value: Any, name: str, *, zero: bool = True) -> float:
@@ -87,6 +88,13 @@ class Wait:
         return f"API answered {what}; waiting {_s(self.seconds)} s before retry {self.retry}."
 
 
+def gave_up(exc: BaseException) -> Wait | None:
+    """The retry layer's decision to stop retrying the call that raised `exc`, if it made one."""
+    response = getattr(exc, "response", None)
+    found = getattr(response, "extensions", {}).get(GAVE_UP) if response is not None else None
+    return found if isinstance(found, Wait) else None
+
+
 def _s(seconds: float) -> str:
     return f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}"
 
@@ -145,11 +153,12 @@ class BoundedRetry(anthropic.Middleware):
         status = response.status_code if response is not None else None
         after = _retry_after(response.headers) if response is not None else None
         seconds, why = self.policy.delay(retry, after, waited)
-        if seconds is None and response is not None:
-            response.headers[RETRY_NOTE_HEADER] = f"Gave up: {why}."
+        wait = Wait(seconds, status, retry, why)
+        if seconds is None and response is not None:  # the failure the SDK raises carries why it was not retried
+            response.extensions[GAVE_UP] = wait
         if seconds is None or seconds > self.policy.show_after:
             if seconds is not None or retry > 1 or after is not None:  # a plain last failure needs no note
-                _LISTENER.get()(Wait(seconds, status, retry, why))
+                _LISTENER.get()(wait)
         return seconds
 
     def handle(self, request: Any, call_next: Any) -> Any:

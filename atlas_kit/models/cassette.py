@@ -19,7 +19,7 @@ import httpx2
 
 from .api_retry import APIRetry, bounded
 from ..contract.redaction import redact
-from ..types import JSONObject, canonical
+from ..types import JSONObject, Source, canonical
 
 __all__ = ["CASSETTE_FORMAT", "EPISODE_HEADER", "IGNORED_FIELDS", "Cassette", "RecordingTransport", "fingerprint",
            "recording_client"]
@@ -56,6 +56,7 @@ class Cassette:
     model: str
     recorded_on: str = field(default_factory=lambda: _dt.date.today().isoformat())
     entries: list[dict[str, Any]] = field(default_factory=list)
+    server: str | None = None  # the local server a local model was recorded on (types.Source.server)
 
     def record(self, request: dict[str, Any], response: dict[str, Any], *, episode: str | None = None) -> None:
         """Append one call, tagged with its sweep episode if any; both bodies are redacted before they are kept."""
@@ -88,12 +89,15 @@ class Cassette:
                              f"first: {missing[0]}); replay with the options it was recorded with, or fewer trials.")
 
     def label(self) -> str:
-        return f"replayed from {self.model} on {self.recorded_on}"
+        """What a replay of it is labelled (types.Source's label)."""
+        return Source("replayed", self.model, self.recorded_on, server=self.server).label
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Pretty, deterministic JSON: sorted keys, entries in recording order."""
-        data = {"format": CASSETTE_FORMAT, "model": self.model, "recorded_on": self.recorded_on,
-                "entries": self.entries}
+        data: dict[str, Any] = {"format": CASSETTE_FORMAT, "model": self.model, "recorded_on": self.recorded_on,
+                                "entries": self.entries}
+        if self.server is not None:
+            data["server"] = self.server
         text = json.dumps(redact(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
@@ -123,7 +127,10 @@ class Cassette:
             if missing or not isinstance(entry["request"], dict) or not isinstance(entry["response"], dict):
                 field_name = missing[0] if missing else "request/response"
                 raise ValueError(f"{name}: entries[{i}] has no valid {field_name!r} field; record the cassette again.")
-        return cls(model=data["model"], recorded_on=data["recorded_on"], entries=list(data["entries"]))
+        server = data.get("server")
+        if server is not None and not isinstance(server, str):
+            raise ValueError(f"{name}: the field 'server' is not a string; record the cassette again.")
+        return cls(model=data["model"], recorded_on=data["recorded_on"], entries=list(data["entries"]), server=server)
 
 
 class RecordingTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):

@@ -1,82 +1,101 @@
-"""Which model answers: live, offline stand-in, or a replayed recording. Decided here only.
+"""Which model answers, and through which provider: decided here only, from one spelling.
 
-The environment variables and the key rule live in this file and nowhere else (the default model's
-name is types.DEFAULT_MODEL). Asking for a live model with no key falls back to the offline stand-in
-with a visible note, never a traceback. A deprecated name is refused, as the SDK's own warning says.
-Live and recording clients retry under `retries.APIRetry`, so no wait is unbounded or silent. Chapter 00.
+`choose_model("claude-sonnet-5-5")` (Anthropic, with ANTHROPIC_API_KEY), `choose_model("ollama:qwen3:4b")` and
+`choose_model("llamacpp:qwen3-4b")` (local servers, no key), `choose_model("qwen3", base_url=...)` (any other
+Anthropic-compatible server), `choose_model("offline")` (the stand-in), `choose_model(cassette=path)` (a replay).
+The same spelling works in `--model`, ATLAS_MODEL and every chapter's `model` parameter. The environment
+variables and the key rule live here and nowhere else: the key goes only to Anthropic's API. Chapter 00.
 """
 from __future__ import annotations
 
-import datetime as dt
-import functools
 import os
-import re
-import typing
-import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 import anthropic
-from anthropic.types import Model
 
-from .standin.model import OFFLINE_MODEL, Profile, offline_client
-from .replay import Cassette, recording_client, replay_client
-from .api_retry import APIRetry, bounded
-from .transport import in_process_client, message_body
-from ..types import DEFAULT_MODEL, SIMULATED, Mode, Source, SourceKind
+from ..types import DEFAULT_MODEL, SIMULATED, Mode, Source
+from .api_retry import APIRetry
+from .cassette import Cassette
+from .provider import Provider
+from .providers.anthropic import AnthropicAPI, deprecation, known_models
+from .providers.compatible import Compatible
+from .providers.llamacpp import LlamaCpp
+from .providers.ollama import Ollama
+from .providers.replay import Replay
+from .providers.standin import StandIn
+from .standin.model import OFFLINE_MODEL, Profile
 
-__all__ = ["DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "OFFLINE_MODEL", "SIMULATED", "Mode", "ModelChoice", "choose_model",
-           "deprecation", "known_models"]
+__all__ = ["BASE_URL_ENV", "DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "OFFLINE_ALIASES", "OFFLINE_MODEL", "SIMULATED",
+           "Mode", "ModelChoice", "Spelling", "choose_model", "deprecation", "known_models", "parse_model"]
 
 MODEL_ENV = "ATLAS_MODEL"  # overrides the default; a notebook's `model` parameter overrides both
-KEY_ENV = "ANTHROPIC_API_KEY"  # the only place a key is read from
-_END_OF_LIFE = re.compile(r"end-of-life on (.+?)\.(?:\n|$)")
+KEY_ENV = "ANTHROPIC_API_KEY"  # the only place a key is read from, and it goes only to Anthropic's API
+BASE_URL_ENV = "ATLAS_BASE_URL"  # where a local server listens, when not at its default address
+OFFLINE_ALIASES = ("offline", OFFLINE_MODEL)
+_LOCAL: dict[str, type[Ollama] | type[LlamaCpp]] = {"ollama": Ollama, "llamacpp": LlamaCpp}
+
+ServerKind = Literal["anthropic", "ollama", "llamacpp", "compatible", "standin"]
 
 
-@functools.lru_cache(maxsize=None)
-def deprecation(model: str) -> str | None:
-    """The end-of-life date the installed SDK gives for `model`, or None when it does not call it deprecated.
+@dataclass(frozen=True)
+class Spelling:
+    """A model as written (`ollama:qwen3:4b`): which kind of server, and the model's own name there."""
 
-    Read from the SDK's public DeprecationWarning, which `messages.create` raises before it sends anything:
-    the call goes to an in-process API, so nothing leaves the machine and no key is needed.
-    """
-    client = in_process_client(lambda body: message_body([], model=model, stop_reason="end_turn"), max_retries=0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        client.messages.create(model=model, max_tokens=1, messages=[{"role": "user", "content": "."}])
-    for warning in caught:
-        if issubclass(warning.category, DeprecationWarning) and (found := _END_OF_LIFE.search(str(warning.message))):
-            return found.group(1)
-    return None
+    server: ServerKind
+    model: str
 
 
-def known_models() -> tuple[str, ...]:
-    """Model names the installed SDK lists, minus the ones it warns are deprecated."""
-    literal = typing.get_args(Model)[0]
-    return tuple(m for m in typing.get_args(literal) if deprecation(m) is None)
+def parse_model(text: str, *, base_url: str | None = None) -> Spelling:
+    """Read a model's spelling; a name with `base_url` and no prefix is another Anthropic-compatible server's."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"model must be a name such as {DEFAULT_MODEL!r}, 'ollama:qwen3:4b' or {OFFLINE_MODEL!r}; "
+                         f"got {text!r}.")
+    text = text.strip()
+    if text in OFFLINE_ALIASES:
+        return Spelling("standin", OFFLINE_MODEL)
+    prefix, sep, rest = text.partition(":")
+    if sep and prefix in _LOCAL:
+        if not rest.strip():
+            raise ValueError(f"{text!r} names no model: write {prefix}:<model>, such as {prefix}:qwen3:4b.")
+        return Spelling("ollama" if prefix == "ollama" else "llamacpp", rest.strip())
+    return Spelling("compatible" if base_url else "anthropic", text)
 
 
 @dataclass
 class ModelChoice:
-    """A client, the model it answers as, and where its answers come from (`origin`, with `source` its label)."""
+    """A provider and the model it answers as: `client` and `async_client()` for runs, `source` for labels."""
 
-    client: Any
+    provider: Provider
     model: str
-    mode: Mode
-    source: str  # what every chart and table built from its runs must say
     note: str = ""
-    recording: Cassette | None = None  # set when recording a live run
+    recording: Cassette | None = None  # set when recording: every good call is kept here
     record_to: Path | None = None
-    origin: Source | None = None
+    retry: APIRetry | None = None
+    _async: anthropic.AsyncAnthropic | None = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        kinds: dict[str, SourceKind] = {"offline": "simulated", "live": "live", "replay": "replayed"}
-        if self.mode not in kinds:
-            raise ValueError(f"ModelChoice.mode must be one of {', '.join(kinds)}; got {self.mode!r}.")
-        if self.origin is None:  # a choice made by hand: its kind follows from the mode
-            kind = kinds[self.mode]
-            self.origin = Source(kind, self.model, None if kind == "simulated" else dt.date.today().isoformat())
+    @cached_property
+    def source(self) -> Source:
+        """Where its answers come from, typed: what every chart and table built from its runs must say."""
+        return self.provider.source(self.model)
+
+    @property
+    def mode(self) -> Mode:
+        """offline (the stand-in), live (a model, Anthropic's or local), or replay."""
+        return {"simulated": "offline", "live": "live", "replayed": "replay"}[self.source.kind]  # type: ignore[return-value]
+
+    @cached_property
+    def client(self) -> anthropic.Anthropic:
+        """A genuine sync SDK client for the provider (made once)."""
+        return self.provider.client(retry=self.retry, cassette=self.recording)
+
+    def async_client(self) -> anthropic.AsyncAnthropic:
+        """A genuine async SDK client for the provider (made once)."""
+        if self._async is None:
+            self._async = self.provider.async_client(retry=self.retry, cassette=self.recording)
+        return self._async
 
     def save_recording(self) -> Path:
         """Write the cassette of a `choose_model(..., record=path)` choice; returns the path."""
@@ -86,7 +105,7 @@ class ModelChoice:
         return self.record_to
 
     def describe(self) -> str:
-        text = f"Model: {self.model} — {self.source}."
+        text = f"Model: {self.model} — {self.source.label}."
         return f"{text}\nNote: {self.note}" if self.note else text
 
 
@@ -97,46 +116,52 @@ def choose_model(
     profile: Profile | None = None,
     cassette: str | os.PathLike[str] | None = None,
     record: str | os.PathLike[str] | None = None,
-    async_: bool = False,
     retry: APIRetry | None = None,
+    base_url: str | None = None,
 ) -> ModelChoice:
-    """Resolve `model` (or $ATLAS_MODEL, or a default) to a client and a source label.
+    """Resolve `model` (or $ATLAS_MODEL, or a default) to a provider and a model.
 
-    `cassette=` replays a recording with no key; `record=` records a live run, written to
-    that path by `ModelChoice.save_recording()`. `retry` bounds a live call's retries and waits
-    (default `APIRetry()`: no retry-after over 30 s is waited for, at most 60 s of waiting a call).
+    Without a key and with no model named, the stand-in answers; asking for a Claude model with no key falls
+    back to the stand-in with a note. `cassette=` replays a recording; `record=` records a live run (Anthropic's
+    or a local one), written by `ModelChoice.save_recording()`. `base_url=` (or $ATLAS_BASE_URL for the
+    ollama:/llamacpp: spellings) says where a local server listens. `retry` bounds each call's retries and
+    waits (the provider's default otherwise).
     """
     if cassette is not None:
         tape = Cassette.load(cassette)
-        origin = Source("replayed", tape.model, tape.recorded_on)
-        return ModelChoice(replay_client(tape, async_=async_), tape.model, "replay", origin.label, origin=origin)
-    wanted = model or os.environ.get(MODEL_ENV) or (DEFAULT_MODEL if os.environ.get(KEY_ENV) else OFFLINE_MODEL)
-    if not isinstance(wanted, str) or not wanted.strip():
-        raise ValueError(f"model must be a model name such as {DEFAULT_MODEL!r} or {OFFLINE_MODEL!r}.")
-    end_of_life = deprecation(wanted) if wanted != OFFLINE_MODEL else None
-    if end_of_life is not None:  # refused even with no key: the name is wrong either way
-        raise ValueError(
-            f"model {wanted!r} is deprecated (end of life {end_of_life}); "
-            f"use {DEFAULT_MODEL!r} or another of: {', '.join(known_models()[:6])}."
-        )
-    simulated = Source("simulated", OFFLINE_MODEL)
-    if wanted == OFFLINE_MODEL:
-        return ModelChoice(offline_client(seed=seed, profile=profile, async_=async_), OFFLINE_MODEL, "offline",
-                           SIMULATED, origin=simulated)
-    if not os.environ.get(KEY_ENV):
-        note = (f"No {KEY_ENV} is set, so the offline stand-in answers instead of {wanted}. "
-                "Results below are simulated. Set the key in your environment to call the live model.")
-        return ModelChoice(offline_client(seed=seed, profile=profile, async_=async_), OFFLINE_MODEL, "offline",
-                           SIMULATED, note, origin=simulated)
-    note = "" if wanted in known_models() else f"{wanted} is not in the installed SDK's list of model names."
-    origin = Source("live", wanted, dt.date.today().isoformat())
+        return ModelChoice(Replay(tape), tape.model)
+    key = os.environ.get(KEY_ENV)
+    named = model if model is not None else os.environ.get(MODEL_ENV) or (DEFAULT_MODEL if key else OFFLINE_MODEL)
+    spelling = parse_model(named, base_url=base_url)
+    if spelling.server == "standin":
+        if record is not None:
+            raise ValueError("record= records a live model; the stand-in's answers can be made again from its seed.")
+        return ModelChoice(StandIn(seed=seed, profile=profile), OFFLINE_MODEL)
+    provider, note = _provider(spelling, key=key, base_url=base_url)
+    if provider is None:  # a Claude model with no key: the stand-in answers, and says so
+        return ModelChoice(StandIn(seed=seed, profile=profile), OFFLINE_MODEL, note)
+    choice = ModelChoice(provider, spelling.model, note, retry=retry)
     if record is not None:
-        tape = Cassette(model=wanted, recorded_on=dt.date.today().isoformat())
-        client = recording_client(tape, async_=async_, retry=retry)
-        return ModelChoice(client, wanted, "live", origin.label, note or f"Recording to {Path(record).name}.", tape,
-                           Path(record), origin)
-    # The SDK's own retries obey any retry-after; these run under `retry` instead (retries.py).
-    options = bounded(retry)
-    client = anthropic.AsyncAnthropic(**options) if async_ else anthropic.Anthropic(**options)
-    return ModelChoice(client, wanted, "live", origin.label, note, origin=origin)
+        choice.recording = Cassette(model=spelling.model, server=choice.source.server)
+        choice.record_to = Path(record)
+        choice.note = note or f"Recording to {Path(record).name}."
+    return choice
+
+
+def _provider(spelling: Spelling, *, key: str | None, base_url: str | None) -> tuple[Provider | None, str]:
+    if spelling.server in _LOCAL:
+        return _LOCAL[spelling.server](base_url or os.environ.get(BASE_URL_ENV) or None), ""
+    if spelling.server == "compatible":
+        assert base_url is not None  # parse_model gives "compatible" only with one
+        return Compatible(base_url), ""
+    end_of_life = deprecation(spelling.model)
+    if end_of_life is not None:  # refused even with no key: the name is wrong either way
+        raise ValueError(f"model {spelling.model!r} is deprecated (end of life {end_of_life}); use {DEFAULT_MODEL!r} "
+                         f"or another of: {', '.join(known_models()[:6])}.")
+    if not key:
+        return None, (f"No {KEY_ENV} is set, so the offline stand-in answers instead of {spelling.model}. Results "
+                      "below are simulated. Set the key to call Claude, or run a local model for free "
+                      "(model='ollama:qwen3:4b', see chapter 00).")
+    known = "" if spelling.model in known_models() else f"{spelling.model} is not in the installed SDK's list of models."
+    return AnthropicAPI(key=key), known
 

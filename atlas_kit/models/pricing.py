@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..types import DEFAULT_MODEL
+from ..types import DEFAULT_MODEL, Source
 
 __all__ = ["BATCH_DISCOUNT", "HIGH", "LOW", "PRICES", "PRICES_AS_OF", "Estimate", "Guess", "Price", "cost_usd",
-           "estimate", "price_for", "price_note", "set_price"]
+           "estimate", "price_for", "price_note", "run_cost_usd", "run_price_note", "set_price"]
 
 # US dollars per million tokens, as published rates were reported on this date.
 # Check the provider's pricing page before you budget with them; override with set_price().
@@ -62,6 +62,17 @@ def price_note(model: str) -> str | None:
         return None
     _NOTED.add(model)
     return f"No price is listed for {model}; cost is estimated at the fallback model's rate."
+
+
+def run_cost_usd(model: str, source: Source | None, input_tokens: int, output_tokens: int) -> float:
+    """What one run's tokens cost: $0 for a local model (its server's token counts are its own and never
+    priced); otherwise `cost_usd`, so the stand-in's and a replay's cost bound behaves as a live run's would."""
+    return 0.0 if source is not None and source.local else cost_usd(model, input_tokens, output_tokens)
+
+
+def run_price_note(model: str, source: Source | None) -> str | None:
+    """`price_note` for a run; a local model has no price to miss."""
+    return None if source is not None and source.local else price_note(model)
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:

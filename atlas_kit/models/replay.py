@@ -8,62 +8,36 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import Any
 
-import anthropic
 import httpx2
 
 from .cassette import (CASSETTE_FORMAT, EPISODE_HEADER, IGNORED_FIELDS, Cassette, RecordingTransport, answer_fields,
     fingerprint, recording_client)
-from .transport import BASE_URL, PLACEHOLDER_KEY, APIFault, MessagesTransport
+from .transport import MessagesTransport, ReplayMiss
 from ..types import JSONObject, canonical, content_blocks
 
 __all__ = [
     "CASSETTE_FORMAT",
     "EPISODE_HEADER",
     "IGNORED_FIELDS",
-    "REPLAY_PREFIX",
     "Cassette",
     "RecordingTransport",
+    "ReplayMiss",
     "fingerprint",
     "is_replay_miss",
     "recording_client",
-    "replay_client",
+    "replay_transport",
 ]
 
-REPLAY_PREFIX = "replay:"
-
-
-@overload
-def replay_client(cassette_or_path: Cassette | str | os.PathLike[str], *,
-                  async_: Literal[False] = ...) -> anthropic.Anthropic: ...
-@overload
-def replay_client(cassette_or_path: Cassette | str | os.PathLike[str], *,
-                  async_: Literal[True]) -> anthropic.AsyncAnthropic: ...
-@overload
-def replay_client(cassette_or_path: Cassette | str | os.PathLike[str], *,
-                  async_: bool) -> anthropic.Anthropic | anthropic.AsyncAnthropic: ...
-def replay_client(
-    cassette_or_path: Cassette | str | os.PathLike[str], *, async_: bool = False
-) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
-    """A genuine client that answers from the cassette, with no key and no network.
-
-    A request that was not recorded (or is asked more often than it was recorded) gets an
-    HTTP 400 `invalid_request_error` whose message starts with "replay:" and names the first
-    difference from the nearest recording, with `x-should-retry: false`. Through the SDK
-    that is `anthropic.BadRequestError`; `is_replay_miss(err)` tells it from a real 400.
-    """
-    cassette = cassette_or_path if isinstance(cassette_or_path, Cassette) else Cassette.load(cassette_or_path)
-    transport = _ReplayTransport(_Player(cassette))
-    options: dict[str, Any] = {"api_key": PLACEHOLDER_KEY, "base_url": BASE_URL, "max_retries": 0, "open_telemetry": False}
-    if async_:
-        return anthropic.AsyncAnthropic(http_client=anthropic.DefaultAsyncHttpxClient(transport=transport), **options)
-    return anthropic.Anthropic(http_client=anthropic.DefaultHttpxClient(transport=transport), **options)
+def replay_transport(cassette: Cassette) -> MessagesTransport:
+    """The in-process API answering from `cassette` (a fresh count of repeated requests)."""
+    return _ReplayTransport(_Player(cassette))
 
 
 def is_replay_miss(err: BaseException) -> bool:
-    """True when `err` is the SDK error for a request the cassette does not hold."""
-    return isinstance(err, anthropic.BadRequestError) and str(err.api_message or "").startswith(REPLAY_PREFIX)
+    """True when `err` is the error for a request the cassette does not hold (`isinstance(err, ReplayMiss)`)."""
+    return isinstance(err, ReplayMiss)
 
 
 @dataclass
@@ -87,9 +61,8 @@ class _Player:
         return answer
 
 
-def _miss(why: str) -> APIFault:
-    return APIFault(400, f"{REPLAY_PREFIX} request not in cassette: {why}", error_type="invalid_request_error",
-                    headers={"x-should-retry": "false"})
+def _miss(why: str) -> ReplayMiss:
+    return ReplayMiss(f"request not in cassette: {why}")
 
 
 class _ReplayTransport(MessagesTransport):

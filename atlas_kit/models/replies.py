@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..contract.redaction import redact
-from ..types import API_STOP_REASONS, DEFAULT_MODEL, APIStopReason
+from ..types import API_STOP_REASONS, DEFAULT_MODEL, APIStopReason, Block, ToolUseBlock
 
 __all__ = ["API_STOP_REASONS", "FATAL", "APIFailure", "APIStopReason", "FailureReason", "Reply", "failure_from",
            "read_reply"]
@@ -20,7 +20,6 @@ FailureReason = Literal["authentication", "permission", "not_found", "rate_limit
                         "timeout", "connection", "bad_request", "too_large", "bad_body", "replay_miss", "other"]
 # Failures that every later call would repeat: a sweep stops at the first one.
 FATAL: frozenset[str] = frozenset({"authentication", "permission", "not_found"})
-RETRY_NOTE_HEADER = "x-atlas-retry"  # set by retries.BoundedRetry when it gave up waiting
 
 _FIX: dict[str, str] = {
     "authentication": "the API refused the key: check ANTHROPIC_API_KEY (a valid key for this organisation)",
@@ -60,15 +59,19 @@ class APIFailure:
 
 @dataclass(frozen=True)
 class Reply:
-    """A checked reply: its blocks as plain dicts, the API's stop reason, and its usage."""
+    """A checked reply: its blocks, the API's stop reason ("" when the server gave none), and its usage.
 
-    content: list[dict[str, Any]]
+    Blocks the loop does not act on (thinking, server tools, newer kinds) are kept as they came, to be sent
+    back; they are typed as `Block` though they are none of its three kinds, which nothing here reads.
+    """
+
+    content: list[Block]
     stop_reason: str
     input_tokens: int
     output_tokens: int
 
     @property
-    def tool_uses(self) -> list[dict[str, Any]]:
+    def tool_uses(self) -> list[ToolUseBlock]:
         return [b for b in self.content if b["type"] == "tool_use"]
 
     @property
@@ -80,14 +83,18 @@ def failure_from(exc: BaseException) -> APIFailure:
     """Sort an exception raised by `messages.create` into a reason."""
     import anthropic  # here, not at the top: the agent loop imports this module and need not load the SDK
 
+    from .api_retry import gave_up
+    from .transport import ReplayMiss
+
     status = getattr(exc, "status_code", None)
     message = redact(str(exc))[:500]
-    response = getattr(exc, "response", None)
-    note = response.headers.get(RETRY_NOTE_HEADER) if response is not None else None
-    if note:
-        message = f"{note} {message}"[:500]
+    stopped = gave_up(exc)
+    if stopped is not None:
+        message = f"Gave up: {stopped.why}. {message}"[:500]
     reason: FailureReason
-    if isinstance(exc, anthropic.AuthenticationError):
+    if isinstance(exc, ReplayMiss):
+        reason = "replay_miss"
+    elif isinstance(exc, anthropic.AuthenticationError):
         reason = "authentication"
     elif isinstance(exc, anthropic.PermissionDeniedError):
         reason = "permission"
@@ -100,8 +107,7 @@ def failure_from(exc: BaseException) -> APIFailure:
     elif isinstance(exc, anthropic.APIStatusError) and status == 413:
         reason = "too_large"
     elif isinstance(exc, anthropic.BadRequestError):
-        api_message = str(getattr(exc, "api_message", "") or "")
-        reason = "replay_miss" if api_message.startswith("replay:") else "bad_request"
+        reason = "bad_request"
     elif isinstance(exc, anthropic.APIStatusError) and (status or 0) >= 500:
         reason = "server_error"
     elif isinstance(exc, anthropic.APITimeoutError):
@@ -145,12 +151,15 @@ def read_reply(answer: Any, *, seen_ids: set[str] | frozenset[str] = frozenset()
     if not isinstance(usage, dict) or not _count(usage.get("input_tokens")) or not _count(usage.get("output_tokens")):
         return _bad(answer, "usage is missing, or its token counts are not whole numbers of 0 or more")
     stop = body.get("stop_reason")
-    if not isinstance(stop, str) or not stop:
-        return _bad(answer, "no stop_reason")
+    if stop is not None and not isinstance(stop, str):
+        return _bad(answer, f"stop_reason is a {type(stop).__name__}")
+    stop = stop or ""  # a local server leaves it out when its model ended for no reason it names: unknown_stop
     content = body.get("content")
+    if content is None:  # Ollama sends null for a reply with no blocks: an empty answer, not a broken body
+        content = []
     if not isinstance(content, list):
         return _bad(answer, f"content is {type(content).__name__}, not a list of blocks")
-    blocks: list[dict[str, Any]] = []
+    blocks: list[Block] = []
     ids: set[str] = set()
     for i, block in enumerate(content):
         kind = block.get("type") if isinstance(block, dict) else None
@@ -161,15 +170,17 @@ def read_reply(answer: Any, *, seen_ids: set[str] | frozenset[str] = frozenset()
                 return _bad(answer, f"content[{i}] is a text block without text")
             blocks.append({"type": "text", "text": block["text"]})
         elif kind == "tool_use":
-            use_id, name, args = block.get("id"), block.get("name"), block.get("input")
-            if not isinstance(use_id, str) or not use_id or not isinstance(name, str) or not isinstance(args, dict):
-                return _bad(answer, f"content[{i}] is a tool_use without a string id, a name and an input object")
+            use_id, name = block.get("id"), block.get("name")
+            if not isinstance(use_id, str) or not use_id or not isinstance(name, str) or "input" not in block:
+                return _bad(answer, f"content[{i}] is a tool_use without a string id, a name and an input")
             if use_id in ids or use_id in seen_ids:
                 return _bad(answer, f"tool_use id {use_id[:40]!r} is used twice")
             ids.add(use_id)
-            blocks.append({"type": "tool_use", "id": use_id, "name": name, "input": args})
+            # An input that is not an object (a string, as some local servers send) is the model's mistake:
+            # the dispatcher answers it with invalid_argument, and the model gets to fix it.
+            blocks.append({"type": "tool_use", "id": use_id, "name": name, "input": block["input"]})
         else:  # thinking, server tools and blocks newer than this code: kept and sent back, never run
-            blocks.append(dict(block))
+            blocks.append(cast(Block, dict(block)))
     if stop == "tool_use" and not ids:
         return _bad(answer, "stop_reason tool_use with no tool_use block")
     if ids and stop in ("end_turn", "stop_sequence", "pause_turn"):  # finished or paused turns call no tool

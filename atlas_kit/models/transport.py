@@ -29,6 +29,7 @@ __all__ = [
     "HandlerError",
     "MessagesTransport",
     "RawAnswer",
+    "ReplayMiss",
     "ScriptedAPI",
     "estimate_tokens",
     "in_process_async_client",
@@ -93,6 +94,11 @@ class HandlerError(anthropic.AnthropicError):
     It subclasses `AnthropicError` because the SDK passes its own errors through unwrapped and
     unretried; any other exception would come out as a retried "Connection error.".
     """
+
+
+class ReplayMiss(HandlerError):
+    """A replayed request the cassette holds no answer for (replay.py): its own type, so nothing has to read a
+    message to tell it from a real API's 400. The message names the first difference from the nearest recording."""
 
 
 Answer = Union[JSONObject, APIFault, RawAnswer, BaseException]

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 from .api import (Block, Message, MessageBody, MessagesRequest, Placed, Role, TextBlock, ToolDefinition,
     ToolResultBlock, ToolUseBlock, Usage)
+from .clients import AsyncMessagesAPI, AsyncMessagesClient, MessagesAPI, MessagesClient, WireRequest, wire
 from .events import (APIFailureEvent, AttemptEvent, BoundEvent, CallEvent, ErrorEvent, EscalatedEvent, EventKind,
     EventLog, FinishedEvent, LoopDetectedEvent, MaxTokensRetryEvent, RefusedEvent, ResultEvent, SilentFaultEvent,
     StoppedEvent, TraceEvent, TransientEvent, UnanswerableEvent, events_of)
 from .records import (RECORD_FIELDS, RENDERERS, SIMULATED, SOURCE_KINDS, FailureNote, FinishedRun, Record, RunLike,
-    Source, SourceKind, TableRows, kind_of_label)
+    Source, SourceKind, TableRows)
 from .sets import (API_STOP_REASONS, DEFAULT_MODEL, STOP_REASONS, STYLE_NAMES, APIStopReason, EpisodeStop, FaultKind,
     ImplicitKind, JSONObject, Mode, RefusalKind, StopReason, StyleName, TransientKind)
 from .walk import blocks, canonical, content_blocks, result_text
 
 __all__ = [
+    "AsyncMessagesAPI", "AsyncMessagesClient", "MessagesAPI", "MessagesClient", "WireRequest", "wire",
     "APIFailureEvent", "APIStopReason", "API_STOP_REASONS", "AttemptEvent", "Block", "BoundEvent", "CallEvent",
     "DEFAULT_MODEL", "EpisodeStop", "ErrorEvent", "EscalatedEvent", "EventKind", "EventLog", "FailureNote",
     "FaultKind", "FinishedEvent", "FinishedRun", "ImplicitKind", "JSONObject", "LoopDetectedEvent",
@@ -28,5 +30,5 @@ __all__ = [
     "SOURCE_KINDS", "STOP_REASONS", "STYLE_NAMES", "SilentFaultEvent", "Source", "SourceKind", "StopReason",
     "StoppedEvent", "StyleName", "TableRows", "TextBlock", "ToolDefinition", "ToolResultBlock", "ToolUseBlock",
     "TraceEvent", "TransientEvent", "TransientKind", "UnanswerableEvent", "Usage", "blocks", "canonical",
-    "content_blocks", "events_of", "kind_of_label", "result_text",
+    "content_blocks", "events_of", "result_text",
 ]

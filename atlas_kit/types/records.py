@@ -13,7 +13,7 @@ from .sets import EpisodeStop
 
 __all__ = [
     "FailureNote", "FinishedRun", "RECORD_FIELDS", "RENDERERS", "Record", "RunLike", "SIMULATED", "SOURCE_KINDS",
-    "Source", "SourceKind", "TableRows", "kind_of_label",
+    "Source", "SourceKind", "TableRows",
 ]
 
 # --- where a result came from -----------------------------------------------------------------------------
@@ -26,15 +26,25 @@ SIMULATED = "simulated (offline rule-based stand-in, not an LLM)"
 
 @dataclass(frozen=True)
 class Source:
-    """The kind of source, the model that answered, and the day it answered (None for the stand-in)."""
+    """The kind of source, the model that answered, the day it answered (None for the stand-in), and the local
+    server that ran it (`server`: "Ollama", "llama.cpp", or the address of another Anthropic-compatible server;
+    None for Anthropic's API and the stand-in)."""
 
     kind: SourceKind
     model: str
     date: str | None = None
+    server: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in SOURCE_KINDS:
             raise ValueError(f"Source.kind must be one of {', '.join(SOURCE_KINDS)}; got {self.kind!r}.")
+        if self.server is not None and self.kind == "simulated":
+            raise ValueError("Source.server names a local model's server; the stand-in has none.")
+
+    @property
+    def local(self) -> bool:
+        """Whether a model on a local (or other non-Anthropic) server answered: free, and never priced."""
+        return self.server is not None
 
     @property
     def label(self) -> str:
@@ -42,32 +52,25 @@ class Source:
         if self.kind == "simulated":
             return SIMULATED
         if self.kind == "live":
-            return f"live ({self.model}, {self.date})"
-        return f"replayed from {self.model} on {self.date}"
+            return f"live (local: {self.model} via {self.server}, {self.date})" if self.local else \
+                f"live ({self.model}, {self.date})"
+        via = f" via {self.server}" if self.local else ""
+        return f"replayed from {self.model}{via} on {self.date}"
 
     @property
     def short(self) -> str:
         """The label for a chart title or a table caption."""
         if self.kind == "simulated":
             return "simulated (offline stand-in)"
-        return f"{self.kind} ({self.model}, {self.date})"
+        return self.label if self.local else f"{self.kind} ({self.model}, {self.date})"
 
     @property
     def costs_money(self) -> bool:
-        """Only a live run calls a paid API; the stand-in and a replay cost $0."""
-        return self.kind == "live"
+        """Only a live run on Anthropic's API is paid; the stand-in, a replay and a local model cost $0."""
+        return self.kind == "live" and not self.local
 
     def __str__(self) -> str:
         return self.label
-
-
-def kind_of_label(label: object) -> SourceKind | None:
-    """The kind of a bare label string, for runs and records made before sources were typed.
-
-    Reads only the first word, which each kind's label has always started with.
-    """
-    first = label.split(" ", 1)[0] if isinstance(label, str) else ""
-    return next((kind for kind in SOURCE_KINDS if kind == first), None)
 
 
 # --- what a run offers its readers --------------------------------------------------------------------------
@@ -97,15 +100,13 @@ class RunLike(Protocol):
 
 class FinishedRun(RunLike, Protocol):
     """A finished run as the display and a results record read it: RunLike plus where it came from and what it
-    used (agent.Run and mcp_episode.McpEpisode fit). Both also read `notes` and `api_failure` (a FailureNote)
+    used (agent.Run and bridges.mcp.episode.McpEpisode fit; `source` None for a run nobody labelled). Both also read `notes` and `api_failure` (a FailureNote)
     when a run has them."""
 
     @property
     def model(self) -> str: ...
     @property
-    def source(self) -> str: ...
-    @property
-    def origin(self) -> Source | None: ...
+    def source(self) -> Source | None: ...
     @property
     def steps(self) -> int: ...
     @property
@@ -142,6 +143,7 @@ class Record(TypedDict):
     source: str
     source_kind: SourceKind | None
     source_date: str | None
+    source_server: str | None
     stop_reason: EpisodeStop
     correct: bool
     labels: list[str]

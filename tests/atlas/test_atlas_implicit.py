@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from atlas_kit.agent import run_agent
+from atlas_kit.models.standin.model import STANDIN_SOURCE
 from atlas_kit.atlas import (ALL_TICKETS, CELLS, IMPLICIT_KINDS, IMPLICIT_TICKETS, TICKETS, Fault, SimpleRun,
                              atlas_session, cell_of, grade, play, ticket)
 from atlas_kit.atlas.faults import always
@@ -183,7 +184,7 @@ def test_runs_without_an_implicit_fault_are_graded_as_before():
 def test_the_stand_in_repeats_a_silent_figure_and_follows_an_explicit_flag(tid):
     implicit = cell_of(IMPLICIT_TICKETS[tid].faults)[0] == "implicit"
     client = offline_client(seed=3)
-    runs = {style: run_agent(client, atlas_session(tid, style=style, seed=3), model=OFFLINE_MODEL, source="simulated")
+    runs = {style: run_agent(client, atlas_session(tid, style=style, seed=3), model=OFFLINE_MODEL, source=STANDIN_SOURCE)
             for style in ("raw", "contract")}
     assert grade(runs["contract"]).correct, grade(runs["contract"]).reasons  # built to follow the contract
     if implicit:  # built to take a success at its word: under the raw tool it passes the wrong figure on

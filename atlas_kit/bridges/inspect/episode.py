@@ -14,6 +14,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool,
 from inspect_ai.util import StoreModel
 
 from ...agent import LOOP_BROKEN_REPLY, StopReason
+from ...dispatch.breaker import LoopBreak
 from ...atlas import ALL_TICKETS, IMPLICIT_TICKETS, TICKETS, Session, SimpleRun, Ticket, atlas_session
 from ...types import Message, StyleName
 from .messages import assistant_blocks, tool_use_blocks
@@ -114,7 +115,8 @@ def replay(spec: EpisodeSpec, messages: Sequence[ChatMessage], *, epoch: int, st
     answered = {m.tool_call_id: m for m in messages if isinstance(m, ChatMessageTool)}
     users = [m for m in messages if isinstance(m, ChatMessageUser)]
     transcript: list[Message] = [{"role": "user", "content": users[0].text if users else session.ticket.message}]
-    final, broke = "", False
+    final: str = ""
+    broke: LoopBreak | None = None
     for message in messages:
         if not isinstance(message, ChatMessageAssistant):
             continue
@@ -136,11 +138,13 @@ def replay(spec: EpisodeSpec, messages: Sequence[ChatMessage], *, epoch: int, st
             if result is None or result["content"] != logged.text or failed != (logged.error is not None):
                 raise ReplayMismatch(f"{block['name']} (call {block['id']}) now answers differently from the log")
         transcript.append({"role": "user", "content": [*out.results]})
-        broke = out.loop_break is not None
-    if broke and stop_reason != "loop_broken":
+        broke = out.loop_break
+    if broke is not None and stop_reason != "loop_broken":
         raise ReplayMismatch(f"the loop breaker stops this run, but the log says it ended with {stop_reason}")
     if stop_reason == "loop_broken":
         final = LOOP_BROKEN_REPLY
+        if broke is not None:  # the hand-off the agent loop records when it breaks a loop (agent.py)
+            session.trace.add("escalated", reason="loop_broken", tool=broke.tool, code=broke.error)
     elif stop_reason in ("step_limit", "cost_limit"):
         final = ""
     return SimpleRun(session.ticket, session.world, session.trace, transcript, final, stop_reason, session.faults)

@@ -159,13 +159,8 @@ class McpEpisode:
         return f"{_label(self.reported_model, 'unknown-model')} via {self.client.name}"
 
     @property
-    def source(self) -> str:
-        """The episode's label: simulated, or live with the model and client that worked it."""
-        return self.origin.label
-
-    @property
-    def origin(self) -> Source:
-        """The typed source that results.record_from_run reads; `source` is its label."""
+    def source(self) -> Source:
+        """Where the episode came from: simulated, or live with the model and client that worked it."""
         if self.simulated:
             return Source("simulated", self.model)
         return Source("live", self.model, dt.date.today().isoformat())

@@ -25,10 +25,10 @@ from ...contract.errors import ToolFailure, retry_changed
 from ...experiments.episodes import Episode, episode_record, harness_failure
 from ...experiments.guard import Guard, max_cost_usd
 from ...models.choose import ModelChoice
-from ...models.standin.model import OFFLINE_MODEL, offline_client
+from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, offline_client
 from ...models.pricing import Estimate
 from ...experiments.results import Condition
-from ...types import JSONObject, Record, Source, ToolDefinition, content_blocks
+from ...types import JSONObject, MessagesClient, Record, Source, ToolDefinition, content_blocks
 from ...dispatch.trace import Trace
 from .probe import answerable, results_of
 
@@ -174,23 +174,23 @@ def compare(dispatchers: Mapping[str, DispatchFunction | None], *, tickets: Sequ
         raise ValueError("dispatchers maps a name to a dispatch function, or to None for the library's Dispatcher.")
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise ValueError(f"trials must be a whole number of at least 1; got {trials!r}.")
-    offline = choice is None or choice.mode == "offline"
-    model = OFFLINE_MODEL if offline else choice.model  # type: ignore[union-attr]
-    origin = Source("simulated", OFFLINE_MODEL) if offline else choice.origin  # type: ignore[union-attr]
-    plan = [(name, fn, Episode(Condition("contract", bool(on), True, "default" if offline else None, model), t, n,
+    live = choice if choice is not None and choice.mode != "offline" else None
+    model = live.model if live is not None else OFFLINE_MODEL
+    origin = live.source if live is not None else STANDIN_SOURCE
+    plan = [(name, fn, Episode(Condition("contract", bool(on), True, "default" if live is None else None, model), t, n,
                                first_seed))
             for name, fn in dispatchers.items() for on in faults for t in tickets for n in range(trials)]
     b = bounds or Bounds()
-    guard, _ = Guard.before(origin, [e for _, _, e in plan], max_cost_usd=max_cost_usd(), budget_usd=None,  # type: ignore[arg-type]
+    guard, _ = Guard.before(origin, [e for _, _, e in plan], max_cost_usd=max_cost_usd(), budget_usd=None,
                             confirm=confirm, max_cost_per_episode=b.max_cost_usd, max_tokens=b.retry_max_tokens)
-    clients: dict[int, Any] = {}
+    clients: dict[int, MessagesClient] = {}
     records: list[ByoRecord] = []
     for name, fn, episode in plan:
         if not guard.admit():
             warnings.warn(guard.message, stacklevel=2)
             break
-        client = clients.setdefault(episode.seed, offline_client(seed=episode.seed)) if offline else choice.client  # type: ignore[union-attr]
-        records.append(_episode(name, fn, client, episode, origin, b))  # type: ignore[arg-type]
+        client = clients.setdefault(episode.seed, offline_client(seed=episode.seed)) if live is None else live.client
+        records.append(_episode(name, fn, client, episode, origin, b))
         guard.finish(records[-1])
     return records
 
@@ -209,7 +209,7 @@ def _is_ticket(ticket_id: Any) -> bool:
     return True
 
 
-def _episode(name: str, fn: DispatchFunction | None, client: Any, episode: Episode, source: Source,
+def _episode(name: str, fn: DispatchFunction | None, client: MessagesClient, episode: Episode, source: Source,
              bounds: Bounds) -> ByoRecord:
     condition, ticket_id, seed = episode.condition, episode.ticket, episode.seed
     calls: Counter[str] = Counter()

@@ -14,8 +14,8 @@ from ...atlas import World, atlas_session, build_tools, fail_first_call, style_n
 from ...dispatch.tool import CallContext, Tool
 from ...dispatch.dispatcher import Dispatcher
 from ...contract.errors import ToolError, ToolFailure
-from ...models.standin.model import OFFLINE_MODEL, Profile, offline_client
-from ...types import SIMULATED, JSONObject, ToolResultBlock, ToolUseBlock
+from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
+from ...types import JSONObject, ToolResultBlock, ToolUseBlock
 
 
 # --- chapters 00-03: run a ticket with the learner's error in place of Atlas's own -----------
@@ -26,7 +26,7 @@ def _offline_run(ticket: str, *, tool: str | None = None, failure: ToolFailure |
     session = atlas_session(ticket, seed=seed)
     if tool is not None and failure is not None:
         session.dispatcher.tools[tool] = fail_first_call(session.dispatcher.tools[tool], failure)
-    return run_agent(offline_client(seed=seed), session, model=OFFLINE_MODEL, source=SIMULATED)
+    return run_agent(offline_client(seed=seed), session, model=OFFLINE_MODEL, source=STANDIN_SOURCE)
 
 
 def _error_shape(answer: Any) -> str | None:

@@ -70,15 +70,16 @@ FAULT_TICKETS = tuple(t for t, tk in TICKETS.items() if tk.faults)
 
 def _spot_check(records: list[dict[str, Any]]) -> bool:
     """Re-run a few offline episodes and compare: the records must be the sweep's own."""
-    from ...experiments.sweep import Episode, profile_named, run_episode
-    from ...models.standin.model import OFFLINE_MODEL, offline_client
+    from ...experiments.episodes import Episode, profile_named
+    from ...experiments.running import run_episode
+    from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, offline_client
     from ...experiments.results import Condition
 
     picked = [r for r in records if r.get("model") == OFFLINE_MODEL and r["hit_error"]][:3]
     for r in picked:
         c = Condition(r["style"], r["faults"], r["break_loops"], r["profile"], r["model"])
         fresh = run_episode(offline_client(seed=r["seed"], profile=profile_named(r["profile"])),
-                            Episode(c, r["ticket"], r["trial"]), source=r["source"])
+                            Episode(c, r["ticket"], r["trial"]), source=STANDIN_SOURCE)
         if (fresh["correct"], fresh["labels"]) != (r["correct"], r["labels"]):
             return False
     return True

@@ -13,8 +13,8 @@ from ...agent import run_agent
 from ...atlas import atlas_session, grade, money
 from ...atlas.silent import mentioned
 from ...dispatch.tool import CallContext, Tool
-from ...models.choose import SIMULATED
-from ...models.standin.model import OFFLINE_MODEL, offline_client
+
+from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, offline_client
 from ...experiments.stats import fisher_exact, mcnemar_exact, pair_records, paired_difference
 from ...types import Record
 from ._registry import BLANK, Compare, Finding, exercise, is_blank
@@ -107,7 +107,7 @@ def _end_to_end(fn: Callable[..., Any]) -> str | None:
         session = atlas_session(tid, faults=False, style="raw", seed=0)
         session.faults = True  # graded against the ticket's faulted outcome; the cutting is done here
         session.dispatcher.tools["list_invoices"] = _tool_with(fn, session.dispatcher.tools["list_invoices"], cut)
-        run = run_agent(offline_client(seed=0), session, model=OFFLINE_MODEL, source=SIMULATED)
+        run = run_agent(offline_client(seed=0), session, model=OFFLINE_MODEL, source=STANDIN_SOURCE)
         if mentioned(run.final_text, "$798.00"):
             return (f"On {tid} the stand-in told the customer $798.00, the sum of a cut list, as if it were the total; "
                     "your result must not present that figure as the total.")

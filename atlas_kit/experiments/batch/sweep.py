@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Generator, Iterator, Sequence
 
-from ...agent import Bounds, Run, _loop, as_task
+from ...agent import Bounds, Run, agent_steps
 from .journal import (Answered, Bounced, Collected, Failed, FailureKind, Journal, JournalState, Part, Pending,
     Started, Submitted, Submitting, journal_path)
 from .parts import RETRYABLE_ERRORS, BatchReport, CustomId, Endpoints, Poll, batch_client, digest, exception_for
@@ -94,7 +94,7 @@ class BatchSweep:
     def _begin(self, e: Episode) -> None:
         """Start an episode's agent loop and replay what the journal says it already heard."""
         try:
-            loop = _loop(as_task(episode_session(e)), e.condition.model, self.bounds or Bounds(), self.source)
+            loop = agent_steps(episode_session(e), model=e.condition.model, bounds=self.bounds, source=self.source)
             live = _Live(e, self.index[e.key], loop, next(loop))
         except Exception as exc:  # the harness's own failure: kept as its record, as in the messages path
             self._harness(e, exc)

@@ -11,7 +11,8 @@ import typing as _typing
 from ..._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
-    from .model import DEFAULT_PROFILE, OFFLINE_MODEL, OfflineModel, PROFILES, Profile, UNGUIDED, offline_client
+    from .model import (DEFAULT_PROFILE, OFFLINE_MODEL, OfflineModel, PROFILES, Profile, STANDIN_SOURCE, UNGUIDED,
+        offline_client)
     from .reading import CUES, Reading, read_error
     from .planner import CHANGING, Done, Goal, GoalContext, GoalKind, PlannedCall, answer, fix_call, plan, switch_call
 
@@ -29,6 +30,7 @@ _WHERE = {
     "PlannedCall": "planner",
     "Profile": "model",
     "Reading": "reading",
+    "STANDIN_SOURCE": "model",
     "UNGUIDED": "model",
     "answer": "planner",
     "fix_call": "planner",
@@ -41,6 +43,6 @@ __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "CHANGING", "CUES", "DEFAULT_PROFILE", "Done", "Goal", "GoalContext", "GoalKind", "OFFLINE_MODEL", "OfflineModel",
-    "PROFILES", "PlannedCall", "Profile", "Reading", "UNGUIDED", "answer", "fix_call", "offline_client", "plan",
-    "read_error", "switch_call",
+    "PROFILES", "PlannedCall", "Profile", "Reading", "STANDIN_SOURCE", "UNGUIDED", "answer", "fix_call",
+    "offline_client", "plan", "read_error", "switch_call",
 ]

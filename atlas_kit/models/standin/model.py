@@ -20,11 +20,12 @@ import anthropic
 from .planner import CHANGING, Goal, PlannedCall, answer, fix_call, plan, switch_call
 from .reading import read_error
 from ..transport import in_process_async_client, in_process_client, message_body
-from ...types import Block, JSONObject, MessageBody, ToolDefinition, content_blocks, result_text
+from ...types import Block, JSONObject, MessageBody, Source, ToolDefinition, content_blocks, result_text
 
-__all__ = ["DEFAULT_PROFILE", "OFFLINE_MODEL", "PROFILES", "UNGUIDED", "OfflineModel", "Profile", "offline_client"]
+__all__ = ["DEFAULT_PROFILE", "OFFLINE_MODEL", "OfflineModel", "PROFILES", "Profile", "STANDIN_SOURCE", "UNGUIDED", "offline_client"]
 
 OFFLINE_MODEL = "atlas-offline-1"
+STANDIN_SOURCE = Source("simulated", OFFLINE_MODEL)  # what every run of the stand-in is labelled
 UNGUIDED = ("retry_same", "vary_argument", "apologise", "fabricate", "stop_correctly")
 NOT_A_TICKET = (
     "I am the atlas_kit offline stand-in: a rule-based program, not a language model. I can work Atlas support "

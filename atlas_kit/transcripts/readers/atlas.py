@@ -121,6 +121,6 @@ def run_episode(run: FinishedRun, *, correct: bool | None, id: str = "run") -> E
     """An agent Run in memory (its Anthropic-format `messages`) as an episode; `correct` is the grade's
     (atlas.grade(run).correct), None when unknown. Its evidence is the run's typed source when it has one."""
     turns = message_turns(run.messages, Path("<run>"), id)
-    evidence = _EVIDENCE[run.origin.kind] if run.origin else evidence_of(run.model)
+    evidence = _EVIDENCE[run.source.kind] if run.source else evidence_of(run.model)
     return Episode(id=id, format="anthropic", file="<run>", record=0, turns=turns, outcome=Outcome(correct),
                    evidence=evidence, model=run.model)

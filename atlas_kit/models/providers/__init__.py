@@ -1,0 +1,3 @@
+"""The providers, one file each: Anthropic's API, local servers (Ollama, llama.cpp's llama-server, any other
+Anthropic-compatible server), the offline stand-in, and a replayed cassette. The interface is models/provider.py.
+"""

@@ -1,0 +1,83 @@
+"""Anthropic's Messages API: the only provider that needs a key, and the only one whose tokens cost money.
+
+The key is handed in by choose.py (the one place that reads the environment) and goes only to this provider's
+base URL: Anthropic's API, or the ANTHROPIC_BASE_URL you set for it. Also here: the model names the installed SDK
+knows, and the end-of-life dates it warns about. Chapter 00.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import os
+import re
+import typing
+import warnings
+from typing import ClassVar
+
+import anthropic
+import httpx2
+from anthropic.types import Model
+
+from ...types import Source
+from ..provider import Capabilities, Credentials, Provider
+from ..transport import in_process_client, message_body
+
+__all__ = ["ANTHROPIC_URL", "AnthropicAPI", "deprecation", "known_models"]
+
+ANTHROPIC_URL = "https://api.anthropic.com"
+_END_OF_LIFE = re.compile(r"end-of-life on (.+?)\.(?:\n|$)")
+
+
+class AnthropicAPI(Provider):
+    """Claude through Anthropic's API. `key` is ANTHROPIC_API_KEY's value; it is never shown or written."""
+
+    kind: ClassVar = "anthropic"
+    name: ClassVar = "Anthropic"
+    needs_key: ClassVar = True
+    capabilities: ClassVar = Capabilities(batches=True, count_tokens="exact", prompt_caching=True, priced=True)
+
+    def __init__(self, *, key: str) -> None:
+        if not isinstance(key, str) or not key.strip():
+            raise ValueError("AnthropicAPI needs a key: set ANTHROPIC_API_KEY in the environment.")
+        self._key = key
+
+    @property
+    def base_url(self) -> str:
+        # The SDK's own variable: set it only to reach Anthropic's API another way (a proxy you run for it).
+        return os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_URL
+
+    def source(self, model: str) -> Source:
+        return Source("live", model, dt.date.today().isoformat())
+
+    def credentials(self) -> Credentials:
+        return Credentials(self._key)
+
+    def sync_transport(self) -> httpx2.BaseTransport:
+        return httpx2.HTTPTransport()
+
+    def async_transport(self) -> httpx2.AsyncBaseTransport:
+        return httpx2.AsyncHTTPTransport()
+
+
+@functools.lru_cache(maxsize=None)
+def deprecation(model: str) -> str | None:
+    """The end-of-life date the installed SDK gives for `model`, or None when it does not call it deprecated.
+
+    Read from the SDK's public DeprecationWarning, which `messages.create` raises before it sends anything:
+    the call goes to an in-process API, so nothing leaves the machine and no key is needed.
+    """
+    client: anthropic.Anthropic = in_process_client(
+        lambda body: message_body([], model=model, stop_reason="end_turn"), max_retries=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        client.messages.create(model=model, max_tokens=1, messages=[{"role": "user", "content": "."}])
+    for warning in caught:
+        if issubclass(warning.category, DeprecationWarning) and (found := _END_OF_LIFE.search(str(warning.message))):
+            return found.group(1)
+    return None
+
+
+def known_models() -> tuple[str, ...]:
+    """Model names the installed SDK lists, minus the ones it warns are deprecated."""
+    literal = typing.get_args(Model)[0]
+    return tuple(m for m in typing.get_args(literal) if deprecation(m) is None)

@@ -1,0 +1,68 @@
+"""Ollama as a provider: its Anthropic layer at /v1/messages, checked through its own /api routes first.
+
+What the preflight reads (ollama/ollama's server/routes.go and anthropic/anthropic.go, as tests/fakes/QUIRKS.md
+cites): /api/version answers when the server runs; /api/show says whether the model is pulled, whether it can
+use tools (`capabilities`) and its Modelfile's `num_ctx`; /api/ps the window a loaded model runs with. Ollama cuts
+a prompt longer than its window silently, so a window it does not state gets a note. Chapter 00.
+"""
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from ..provider import Preflight, ProviderError
+from .local import LocalServer, json_object
+
+__all__ = ["Ollama"]
+
+TOOL_MODELS = "qwen3:4b or llama3.2:3b"  # pulled in the README; both use tools through Ollama
+
+
+class Ollama(LocalServer):
+    """A model served by Ollama (`ollama serve`; default http://localhost:11434)."""
+
+    name: ClassVar = "Ollama"
+    default_url: ClassVar = "http://localhost:11434"
+    context_setting: ClassVar = "OLLAMA_CONTEXT_LENGTH=16384 ollama serve, or PARAMETER num_ctx 16384 in a Modelfile"
+    start_hint: ClassVar = "start it with `ollama serve`"
+
+    def check(self, model: str, *, prompt_tokens: int) -> Preflight:
+        status, version = self.reach("/api/version")
+        if status != 200 or not isinstance(json_object(version), dict) or "version" not in version:  # type: ignore[operator]
+            raise self.unreadable("/api/version", version)
+        status, shown = self.reach("/api/show", method="POST", body={"model": model})
+        if status == 404:
+            raise ProviderError(f"{model} is not pulled on Ollama at {self.base_url}: run `ollama pull {model}`.")
+        show = json_object(shown)
+        if status != 200 or show is None:
+            raise self.unreadable("/api/show", shown)
+        capabilities = show.get("capabilities")
+        if isinstance(capabilities, list) and "tools" not in capabilities:
+            raise ProviderError(f"{model} cannot use tools on Ollama (its capabilities: {', '.join(map(str, capabilities))}):"
+                                f" pick a model that can, such as {TOOL_MODELS}.")
+        return self._window(model, show)
+
+    def _window(self, model: str, show: dict[str, object]) -> Preflight:
+        trained = _trained_length(show)
+        set_in_file = re.search(r"(?m)^num_ctx\s+(\d+)", str(show.get("parameters") or ""))
+        if set_in_file:
+            return Preflight(int(set_in_file.group(1)), "num_ctx in its Modelfile")
+        status, running = self.reach("/api/ps")
+        for loaded in (json_object(running) or {}).get("models") or []:
+            if isinstance(loaded, dict) and loaded.get("name") in (model, f"{model}:latest") \
+                    and isinstance(loaded.get("context_length"), int):
+                return Preflight(loaded["context_length"], "the window Ollama loaded it with, /api/ps")
+        note = (f"Ollama did not say the window it runs {model} with (no num_ctx in its Modelfile, and it is not "
+                f"loaded); its default may be as small as 4,096 tokens, and Ollama cuts a longer prompt without a word. "
+                f"To be sure, start it with {self.context_setting.split(', or ')[0]}.")
+        if trained is not None:
+            return Preflight(None, f"trained for {trained:,}", (note,))
+        return Preflight(None, "", (note,))
+
+
+def _trained_length(show: dict[str, object]) -> int | None:
+    info = json_object(show.get("model_info"))
+    if info is None:
+        return None
+    lengths = [v for k, v in info.items() if k.endswith(".context_length") and isinstance(v, int)]
+    return lengths[0] if lengths else None
