@@ -15,7 +15,7 @@ from pathlib import Path
 from atlas_kit.atlas import TICKETS
 from atlas_kit.experiments.episodes import plan
 from atlas_kit.experiments.running import arun_episodes
-from atlas_kit.models.standin.model import OFFLINE_MODEL, OfflineModel
+from atlas_kit.models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, OfflineModel
 from atlas_kit.experiments.results import ResultsWriter
 from atlas_kit.models.transport import in_process_async_client
 
@@ -32,7 +32,7 @@ def main() -> None:
     client = in_process_async_client(OfflineModel(seed=0), latency=args.latency, max_retries=0)
     with tempfile.TemporaryDirectory() as folder, ResultsWriter(Path(folder) / "live.jsonl") as writer:
         start = time.perf_counter()  # as run_experiment does it: each record appended and fsynced as it ends
-        records = asyncio.run(arun_episodes(client, episodes, source="timing only", concurrency=args.concurrency,
+        records = asyncio.run(arun_episodes(client, episodes, source=STANDIN_SOURCE, concurrency=args.concurrency,
                                             on_record=writer.append))
         wall = time.perf_counter() - start
     calls = sum(r["steps"] for r in records)

@@ -21,8 +21,8 @@ from atlas_kit.atlas import TICKETS
 from atlas_kit.experiments.sweep import run_experiment
 from atlas_kit.experiments.episodes import plan
 from atlas_kit.experiments.running import run_episode
-from atlas_kit.models.choose import SIMULATED
-from atlas_kit.models.standin.model import OFFLINE_MODEL, OfflineModel, offline_client
+
+from atlas_kit.models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, OfflineModel, offline_client
 
 STYLES = ("raw", "generic", "contract")
 
@@ -49,7 +49,7 @@ def _sweep(episodes: list, make_client: Any) -> tuple[float, list[dict]]:
     for e in episodes:
         if e.seed not in clients:
             clients[e.seed] = make_client(e.seed)
-        records.append(run_episode(clients[e.seed], e, source=SIMULATED))
+        records.append(run_episode(clients[e.seed], e, source=STANDIN_SOURCE))
     return time.perf_counter() - start, records
 
 

@@ -174,7 +174,7 @@ class Guard:
     def postfix(self) -> str:
         """For the progress bar: spend so far, against the budget if there is one."""
         if not self.source.costs_money:
-            return f"$0 ({self.source.kind})"
+            return f"$0 ({'local' if self.source.local else self.source.kind})"
         return f"spent ${self.spent_usd:,.2f}" + (f" of ${self.budget_usd:,.2f}" if self.budget_usd else "")
 
     def spend_line(self, records: Iterable[Record]) -> str:
@@ -182,6 +182,9 @@ class Guard:
         if self.source.kind == "simulated":
             return ("Cost: $0 (simulated: the offline stand-in calls no API; cost_usd prices its tokens at a live "
                     "model's rate, for comparison only).")
+        if self.source.local and self.source.kind == "live":
+            return (f"Cost: $0 (a local model on {self.source.server}; its token counts are the server's own and "
+                    "are never priced).")
         if self.source.kind == "replayed":
             return (f"Cost: $0 (replayed from a cassette, no API calls; cost_usd is what the recorded "
                     f"{self.source.model} calls cost on {self.source.date}).")

@@ -139,7 +139,7 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     records = [merged[e.key] for e in episodes if e.key in merged]
     failed = sum(r.get("stop_reason") == API_FAILURE for r in records)
     result = Sweep(records, len(episodes), len(new), guard, est, guard.stopped, guard.message, batch,
-                   notes + (pace.notes if pace else ()) + _watch_notes(choice))
+                   notes + _watch_notes(choice))
     if result.stopped is None and new and failed * 2 > len(records):
         result.stopped, result.message = "api_failures", (
             f"{failed} of {len(records)} episodes failed at the API; they are not counted against the model, "
@@ -209,7 +209,6 @@ class _Pace:
 
     def __init__(self, todo: int, *, say: Callable[[str], None]) -> None:
         self.todo, self.say, self.started, self.done = todo, say, time.monotonic(), 0
-        self.notes: tuple[str, ...] = ()
 
     def tick(self) -> None:
         self.done += 1
@@ -219,7 +218,6 @@ class _Pace:
         left = took * (self.todo - 1)
         line = (f"The first episode took {_duration(took)}; at that pace the {self.todo - 1} left take about "
                 f"{_duration(left)} (the progress bar keeps the estimate up to date).")
-        self.notes = (line,)
         self.say(line)
 
 

@@ -11,6 +11,7 @@ import json
 import threading
 import warnings
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ...types import JSONObject, canonical
 from ..transport import estimate_tokens
@@ -31,7 +32,10 @@ class ContextWatch:
     server: str
     setting: str  # how to raise the window, e.g. "OLLAMA_CONTEXT_LENGTH=16384 ollama serve"
     window: int | None = None  # the window in tokens, when the preflight read it
+    # Asked once, after the first reply (the model is loaded by then), when the preflight could not read it.
+    learn_window: Callable[[str], int | None] | None = field(default=None, repr=False)
     warned: bool = False
+    _asked: bool = field(default=False, repr=False)
     _previous: list[str] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -46,6 +50,9 @@ class ContextWatch:
             self._previous = pieces + [canonical({"role": "assistant", "content": answer})]
             if self.warned or not isinstance(reported, int) or isinstance(reported, bool):
                 return None
+            if self.window is None and self.learn_window is not None and not self._asked:
+                self._asked = True
+                self.window = self.learn_window(str(request.get("model") or ""))
             sent = estimate_tokens("".join(pieces))
             new = estimate_tokens("".join(pieces[shared:]))
             if self.window is not None and sent > self.window:

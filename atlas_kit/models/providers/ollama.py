@@ -26,6 +26,22 @@ class Ollama(LocalServer):
     context_setting: ClassVar = "OLLAMA_CONTEXT_LENGTH=16384 ollama serve, or PARAMETER num_ctx 16384 in a Modelfile"
     start_hint: ClassVar = "start it with `ollama serve`"
 
+    def __init__(self, base_url: str | None = None) -> None:
+        super().__init__(base_url)
+        self.watch.learn_window = self.loaded_window  # Ollama states the window once the model is loaded
+
+    def loaded_window(self, model: str) -> int | None:
+        """The window Ollama loaded `model` with (/api/ps), or None when it is not loaded or does not say."""
+        try:
+            _, running = self.reach("/api/ps")
+        except ProviderError:
+            return None
+        for loaded in (json_object(running) or {}).get("models") or []:
+            if isinstance(loaded, dict) and loaded.get("name") in (model, f"{model}:latest") \
+                    and isinstance(loaded.get("context_length"), int):
+                return int(loaded["context_length"])
+        return None
+
     def check(self, model: str, *, prompt_tokens: int) -> Preflight:
         status, version = self.reach("/api/version")
         if status != 200 or not isinstance(json_object(version), dict) or "version" not in version:  # type: ignore[operator]
@@ -47,11 +63,9 @@ class Ollama(LocalServer):
         set_in_file = re.search(r"(?m)^num_ctx\s+(\d+)", str(show.get("parameters") or ""))
         if set_in_file:
             return Preflight(int(set_in_file.group(1)), "num_ctx in its Modelfile")
-        status, running = self.reach("/api/ps")
-        for loaded in (json_object(running) or {}).get("models") or []:
-            if isinstance(loaded, dict) and loaded.get("name") in (model, f"{model}:latest") \
-                    and isinstance(loaded.get("context_length"), int):
-                return Preflight(loaded["context_length"], "the window Ollama loaded it with, /api/ps")
+        loaded = self.loaded_window(model)
+        if loaded is not None:
+            return Preflight(loaded, "the window Ollama loaded it with, /api/ps")
         note = (f"Ollama did not say the window it runs {model} with (no num_ctx in its Modelfile, and it is not "
                 f"loaded); its default may be as small as 4,096 tokens, and Ollama cuts a longer prompt without a word. "
                 f"To be sure, start it with {self.context_setting.split(', or ')[0]}.")

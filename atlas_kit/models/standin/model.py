@@ -18,7 +18,7 @@ from typing import Any, Literal, cast, overload
 import anthropic
 
 from .planner import CHANGING, Goal, PlannedCall, answer, fix_call, plan, switch_call
-from .reading import read_error
+from .reading import read_error, reads_as_error
 from ..transport import in_process_async_client, in_process_client, message_body
 from ...types import Block, JSONObject, MessageBody, Source, ToolDefinition, content_blocks, result_text
 
@@ -143,7 +143,8 @@ class _Mind:
         goal = next((g for g in self.goals if not g.done and not g.failure), None)
         for call, result in zip(self.last, results):
             text = result_text(result["content"])
-            if result.get("is_error"):
+            flagged = result.get("is_error")
+            if flagged or (flagged is None and reads_as_error(text)):  # no flag at all: a local server dropped it
                 if self.pending is None and goal is not None:
                     self.pending = (goal, call, text)
             elif goal is not None:

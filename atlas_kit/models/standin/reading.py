@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-__all__ = ["CUES", "Reading", "read_error"]
+__all__ = ["CUES", "ERROR_MARKS", "Reading", "read_error", "reads_as_error"]
 
 # The only things the stand-in can read in text that is not a contract body, strongest first.
 CUES: tuple[tuple[str, str, str], ...] = (
@@ -22,6 +22,25 @@ CUES: tuple[tuple[str, str, str], ...] = (
     ("retry-after", r"\bretry[- ]after\b[^0-9]{0,12}(\d+(?:\.\d+)?)", "retry_unchanged"),
     ("try again", r"\b(?:please )?try again\b", "retry_unchanged"),
 )
+
+
+# When a tool result carries no is_error flag (Ollama and llama-server drop it on the way to the model), the
+# stand-in takes it for an error only when its text is a contract or article body, or starts as one of these.
+ERROR_MARKS = re.compile(
+    r"^\s*(?:Traceback \(most recent call last\)|HTTP(?:/\d\.\d)? [45]\d\d\b|[A-Z]{2,5}-\d{3,5}:|"
+    r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|NotFound|NoResultFound|Canceled|Violation)\b|"
+    r"(?:[a-z_]\w*\.)+[A-Z]\w*:|Error\b|An error occurred\b|<(?:!DOCTYPE|html)\b)", re.IGNORECASE)
+
+
+def reads_as_error(text: str) -> bool:
+    """Whether a result that says nothing about being an error reads as one: the stand-in's rule for a server that
+    drops `is_error` (chapter 03: the three styles must be told apart by their text alone)."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return bool(ERROR_MARKS.match(text))
+    return isinstance(body, dict) and isinstance(body.get("error") or body.get("code"), (str, dict)) \
+        and any(k in body for k in ("message", "retryable", "suggested_fix"))
 
 
 @dataclass(frozen=True)
