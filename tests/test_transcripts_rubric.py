@@ -125,3 +125,28 @@ def test_the_dashboard_shows_the_rubric_and_says_it_is_a_heuristic(tau):
     assert HEURISTIC in text and "next: names a next step" in text
     assert "no error named a next step               25% [14%, 41%] (9/36)" in text
     assert "n/a (one group is empty)" in text
+
+
+def test_the_task_split_sets_recovery_beside_the_same_tasks_without_their_errors(tau):
+    from atlas_kit.transcripts import task_split
+
+    split = task_split(tau.episodes)
+    hit_tasks = {e.task_id for e in tau.episodes if any(ev.episode == e.id for ev in error_events([e]))}
+    same = [e for e in tau.episodes if e.task_id in hit_tasks and not error_events([e])]
+    assert (split.with_error.successes, split.with_error.n) == (9, 36) and split.no_task == 0
+    assert (split.same_tasks.successes, split.same_tasks.n) == (sum(bool(e.outcome.correct) for e in same), len(same))
+    assert split.same_tasks.n + split.other_tasks.n == 164  # every episode without an error, once
+    assert "no error, on tasks where another trial met one" in dashboard(tau)
+
+
+def test_a_next_action_reads_as_the_branch_it_took():
+    from atlas_kit.contract.errors import Branch
+    from atlas_kit.transcripts import NEXT_ACTIONS, branch_taken
+
+    assert [branch_taken(a) for a in NEXT_ACTIONS] == [Branch.RETRY_UNCHANGED, Branch.RETRY_CHANGED,
+                                                       Branch.SWITCH_TOOL, Branch.STOP, Branch.STOP]
+
+
+def test_names_only_keeps_machine_paths_out_of_the_dashboard(tau):
+    text = dashboard(tau, names_only=True)
+    assert str(tau_bench_airline().parent) not in text and "tau-bench-gpt-4o-airline.json.gz" in text

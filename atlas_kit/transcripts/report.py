@@ -17,12 +17,12 @@ from ..types import TableRows, canonical
 from .analysis import ErrorEvent, error_events, loops, next_action_counts
 from .groups import ErrorGroup, error_groups
 from .model import Evidence, FileRead, Transcripts
-from .rates import Recovery, recovery
+from .rates import Recovery, TaskSplit, recovery, task_split
 from .rubric import HEURISTIC, RULE_LABELS, NextStepRecovery, RubricReading, judge_event, read_by_rubric, \
     recovery_by_next_step, rule_counts
 
 __all__ = ["ACTION_LABELS", "CSV_COLUMNS", "OBSERVATIONAL", "dashboard", "group_rows", "next_action_rows",
-           "next_step_rows", "rubric_rows", "source_line", "summary_rows", "write_error_csv"]
+           "next_step_rows", "rubric_rows", "source_line", "summary_rows", "task_split_rows", "write_error_csv"]
 
 ACTION_LABELS = {"identical_retry": "identical retry (same tool, same arguments)",
                  "changed_arguments": "same tool, changed arguments", "other_tool": "another tool",
@@ -74,6 +74,15 @@ def summary_rows(rec: Recovery, *, caption: str) -> TableRows:
     return TableRows(["measure", "value"], rows, caption)
 
 
+def task_split_rows(split: TaskSplit, *, caption: str) -> TableRows:
+    """Recovery beside success without errors on the same tasks (another trial of the task met an error) and on
+    the tasks no trial did: when the same tasks fail without their errors too, the errors came with the tasks."""
+    return TableRows(["episodes", "correct"], [
+        ["an error reached the model (recovery)", str(split.with_error)],
+        ["no error, on tasks where another trial met one", str(split.same_tasks)],
+        ["no error, on tasks no trial met one on", str(split.other_tasks)]], caption)
+
+
 def next_action_rows(events: Sequence[ErrorEvent], *, caption: str) -> TableRows:
     """What the model did next after each error: one row per action (ACTION_LABELS), its count and share."""
     return TableRows(["next action", "errors", "share"],
@@ -121,25 +130,31 @@ def _text(rows: TableRows, *, wrap: int = 64) -> list[str]:
     return [out for r in [list(rows.columns), *cells] for out in line(r)]
 
 
-def _read_line(note: FileRead, transcripts: Transcripts) -> str:
+def _read_line(note: FileRead, transcripts: Transcripts, names_only: bool) -> str:
     named = {str(e.metadata.get("model_from")) for e in transcripts.episodes if e.file == note.path
              and e.metadata.get("model_from")}
     model = f"; the model is read from {', '.join(sorted(named))}" if named else ""
-    return f"  {note.path}: read as {note.format} ({note.reason}); {note.episodes} episodes{model}"
+    path = Path(note.path).name if names_only else note.path
+    return f"  {path}: read as {note.format} ({note.reason}); {note.episodes} episodes{model}"
 
 
-def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = ()) -> str:
+def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = (), names_only: bool = False) -> str:
     """The dashboard as text: the source, the observational caveat, the headline figures, the next actions, the
     contract rubric's reading of the error texts (a heuristic, and said to be) with recovery by whether an error
     named a next step, and the top error groups, with what the data could not give (results records without
-    transcripts). `skip` names tools that are not actions when finding the next one (analysis.next_action)."""
-    source = source_line(transcripts)
+    transcripts). `skip` names tools that are not actions when finding the next one (analysis.next_action);
+    `names_only` names each file without its folder (for a notebook, whose output should hold no machine path)."""
+    source = source_line(transcripts, names_only=names_only)
     events = error_events(transcripts.episodes, skip=skip)
     groups = error_groups(events)
     summaries = sum(e.detail == "summary" for e in transcripts.episodes)
     flagged = sum(ev.basis == "flag" for ev in events)
-    lines = [f"Source: {source}", *[_read_line(n, transcripts) for n in transcripts.files], OBSERVATIONAL, ""]
+    lines = [f"Source: {source}", *[_read_line(n, transcripts, names_only) for n in transcripts.files], OBSERVATIONAL, ""]
     lines += _text(summary_rows(recovery(transcripts.episodes), caption=source))
+    split = task_split(transcripts.episodes)
+    if split.same_tasks.n:  # some task ran both with and without an error: the task mix, shown
+        lines += ["", "The same tasks without their errors (when these fail too, the errors came with hard tasks):"]
+        lines += _text(task_split_rows(split, caption=source)) + [""]
     signals = loops(events)
     lines += [f"  tool errors: {len(events)} (known by an error flag in the data: {flagged}; inferred from the text: "
               f"{len(events) - flagged})",

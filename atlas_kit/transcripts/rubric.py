@@ -8,12 +8,13 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from ..contract.errors import Branch
 from ..contract.rubric import RULES, Judgement, Rule, judge
 from ..experiments.metrics import Rate
 from ..experiments.stats import fisher_exact
-from .analysis import ErrorEvent
+from .analysis import ErrorEvent, NextAction
 
-__all__ = ["HEURISTIC", "RULE_LABELS", "NextStepRecovery", "RubricReading", "RuleCount", "judge_event",
+__all__ = ["HEURISTIC", "RULE_LABELS", "NextStepRecovery", "RubricReading", "RuleCount", "branch_taken", "judge_event",
            "read_by_rubric", "recovery_by_next_step", "rule_counts"]
 
 HEURISTIC = ("Heuristic: the contract's rubric reads each error's words as the model saw them; it cannot know what "
@@ -29,6 +30,17 @@ RULE_LABELS: dict[Rule, str] = {
     "internals": "carries no internals (traceback, path, SQL, exception class, key)",
     "length": "short (80 estimated tokens or fewer)",
 }
+
+
+_TAKEN: dict[NextAction, Branch] = {"identical_retry": Branch.RETRY_UNCHANGED, "changed_arguments": Branch.RETRY_CHANGED,
+                                    "other_tool": Branch.SWITCH_TOOL, "reply": Branch.STOP, "end": Branch.STOP}
+
+
+def branch_taken(action: NextAction) -> Branch:
+    """The contract's branch a next action took, read from the action alone: an identical retry is retry_unchanged,
+    changed arguments retry_changed, another tool switch_tool, and a reply or the end stop (no further call on the
+    goal). It says which move was made, not whether it was the right one or what the model meant."""
+    return _TAKEN[action]
 
 
 @dataclass(frozen=True)
