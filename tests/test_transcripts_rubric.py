@@ -150,3 +150,12 @@ def test_a_next_action_reads_as_the_branch_it_took():
 def test_names_only_keeps_machine_paths_out_of_the_dashboard(tau):
     text = dashboard(tau, names_only=True)
     assert str(tau_bench_airline().parent) not in text and "tau-bench-gpt-4o-airline.json.gz" in text
+
+
+def test_a_p_value_below_a_thousandth_reads_p_less_than_never_p_equals_less_than():
+    from atlas_kit.transcripts import next_step_rows
+    from atlas_kit.transcripts.rubric import NextStepRecovery
+    from atlas_kit.experiments.metrics import Rate
+
+    [_, _, difference, _] = next_step_rows(NextStepRecovery(Rate(20, 20), Rate(0, 20), 0, 0), caption="c").rows
+    assert difference[1] == "+100 points; Fisher's exact test, two-sided: p < 0.001"

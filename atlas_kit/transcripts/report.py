@@ -56,7 +56,8 @@ def _percent(x: float) -> str:
 
 
 def _p(p: float) -> str:
-    return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+    """'p = 0.025', or 'p < 0.001' below that."""
+    return f"p = {p:.3f}" if p >= 0.001 else "p < 0.001"
 
 
 def summary_rows(rec: Recovery, *, caption: str) -> TableRows:
@@ -68,7 +69,7 @@ def summary_rows(rec: Recovery, *, caption: str) -> TableRows:
         ["success without errors", str(rec.without_error)],
         ["difference (recovery - success without errors)",
          "n/a" if math.isnan(rec.difference) else
-         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: p = {_p(rec.p_value)}"],
+         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: {_p(rec.p_value)}"],
         ["outcome unknown (left out)", f"{rec.unknown} ({rec.unknown_with_error} with an error)"],
     ]
     return TableRows(["measure", "value"], rows, caption)
@@ -106,7 +107,7 @@ def next_step_rows(rec: NextStepRecovery, *, caption: str) -> TableRows:
         ["no error named a next step", str(rec.not_named)],
         ["difference (named - not named)",
          "n/a (one group is empty)" if math.isnan(rec.difference) else
-         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: p = {_p(rec.p_value)}"],
+         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: {_p(rec.p_value)}"],
         ["outcome unknown (left out)", rec.unknown_named + rec.unknown_not_named],
     ]
     return TableRows(["episodes an error reached, by its words", "correct"], rows, f"{caption}. {HEURISTIC}")
