@@ -159,3 +159,25 @@ def test_a_p_value_below_a_thousandth_reads_p_less_than_never_p_equals_less_than
 
     [_, _, difference, _] = next_step_rows(NextStepRecovery(Rate(20, 20), Rate(0, 20), 0, 0), caption="c").rows
     assert difference[1] == "+100 points; Fisher's exact test, two-sided: p < 0.001"
+
+
+def test_a_file_with_no_error_text_says_so_once_instead_of_empty_tables():
+    from atlas_kit.transcripts import FileRead
+
+    quiet = Episode(id="q", format="anthropic", file="f.json", record=0, turns=(UserText("hi", 0),),
+                    outcome=Outcome(True), evidence="real")
+    text = dashboard(Transcripts((quiet,), (FileRead("f.json", "anthropic", "named", 1, (), ("real",)),)))
+    assert text.endswith("No tool error text in these files: no next actions, rubric reading or error groups to show.")
+    assert "What the model did next" not in text and HEURISTIC not in text
+
+
+def test_results_records_say_what_they_cannot_give_and_how_often_the_loop_breaker_fired():
+    from atlas_kit.transcripts import FileRead, Summary
+
+    def record(n: int, broke: bool) -> Episode:
+        return Episode(id=f"r{n}", format="atlas", file="r.jsonl", record=n, turns=(), outcome=Outcome(False),
+                       evidence="simulated", detail="summary", summary=Summary(True, ("not_found",), ("stop",), 3, broke))
+    note = FileRead("r.jsonl", "atlas", "named", 3, (), ("simulated",))
+    text = dashboard(Transcripts((record(0, True), record(1, False), record(2, True)), (note,)))
+    assert "3 episodes are results records without transcripts" in text
+    assert "atlas_kit's loop breaker fired in 2 of them" in text

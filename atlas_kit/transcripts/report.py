@@ -162,22 +162,25 @@ def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = (
               f"  loop signal (the same tool, arguments and error text twice in one episode): {len(signals)}, in "
               f"{len({(s.file, s.episode) for s in signals})} episodes"]
     if summaries:
+        broke = sum(bool(e.summary and e.summary.loop_detected) for e in transcripts.episodes)
         lines.append(f"  {summaries} episodes are results records without transcripts: they count in recovery, "
-                     "but give no error text, next action or rubric reading.")
+                     "but give no error text, next action or rubric reading (nor the loop signal above; atlas_kit's "
+                     f"loop breaker fired in {broke} of them).")
+    if not events:  # nothing to read past the headline figures: say so once, not in empty tables
+        return "\n".join(lines + ["", "No tool error text in these files: no next actions, rubric reading or error "
+                                       "groups to show."])
     passed = f" (calls to {', '.join(sorted(skip))} passed over)" if skip else ""
     lines += ["", f"What the model did next after each of {len(events)} tool errors{passed}:"]
     lines += _text(next_action_rows(events, caption=source))
     lines += _rubric_lines(read_by_rubric(events), source)
     lines += ["", f"Top error groups ({min(top, len(groups))} of {len(groups)}):"]
-    lines += _text(group_rows(groups, caption=source, top=top)) if groups else ["  no tool errors"]
+    lines += _text(group_rows(groups, caption=source, top=top))
     return "\n".join(lines)
 
 
 def _rubric_lines(readings: Sequence[RubricReading], source: str) -> list[str]:
     """The dashboard's rubric section: each rule's passes, then recovery by whether an error named a next step."""
     lines = ["", f"The contract's rubric on each of {len(readings)} error texts. {HEURISTIC}"]
-    if not readings:
-        return lines + ["  no error texts to read"]
     lines += _text(rubric_rows(readings, caption=source))
     lines += ["", "Recovery by whether an error named a next step (the rubric's `next` rule, read heuristically; "
               "observational):"]
