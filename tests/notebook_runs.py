@@ -29,6 +29,7 @@ ALT = {
     "13_build_your_own_loop": {"seed": 7, "trials": 2},
     "14_implicit_failures": {"seed": 7, "trials": 2, "styles": ["raw", "contract"]},
     "15_a_real_model_through_mcp": {"seed": 7, "ticket": "T07", "tickets": ["T07", "T21"]},
+    "16_errors_in_the_wild": {"seed": 7, "trials": 2, "tickets": ["T04", "T19"], "top": 3},
 }
 
 
