@@ -42,7 +42,7 @@ def test_experiment_end_to_end_writes_results_charts_and_a_labelled_summary(tmp_
 
 
 @pytest.mark.parametrize("argv, flag, accepted", [
-    (["--styles", "raw,fancy"], "--styles", "accepted values: raw,generic,contract"),
+    (["--styles", "raw,fancy"], "--styles", "accepted values: raw,generic,plain,contract"),
     (["--faults", "yes"], "--faults", "accepted values: on,off"),
     (["--loop-breaker", "maybe"], "--loop-breaker", "accepted values: on,off"),
     (["--tickets", "T01,T99"], "--tickets", "accepted values: T01,T02,"),
