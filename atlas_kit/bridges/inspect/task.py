@@ -6,12 +6,12 @@ Registered through inspect's entry point (registry.py). Chapter 11 says when to 
 """
 from __future__ import annotations
 
-from typing import Sequence, cast
+from typing import Sequence
 
 from inspect_ai import Task, task
 
 from ...dispatch.styles import STYLES
-from .episode import ArgumentError, StyleName, atlas_dataset, select_tickets
+from .episode import ArgumentError, atlas_dataset, select_tickets
 from .scorer import atlas_grade
 from .solver import atlas_agent
 
@@ -40,7 +40,7 @@ def atlas(style: str = "contract", faults: bool | str = True, tickets: str | Seq
     chosen = select_tickets(tickets)
     on, breaker = _flag("faults", faults), _flag("loop_breaker", loop_breaker)
     return Task(
-        dataset=atlas_dataset(chosen, style=cast(StyleName, style), faults=on, loop_breaker=breaker, seed=seed),
+        dataset=atlas_dataset(chosen, style=style, faults=on, loop_breaker=breaker, seed=seed),
         solver=atlas_agent(max_steps=max_steps),
         scorer=atlas_grade(),
         metadata={"style": style, "faults": on, "loop_breaker": breaker, "max_steps": max_steps, "seed": seed,
