@@ -82,10 +82,13 @@ def preset_command(args: argparse.Namespace) -> int:
     except (SweepInterrupted, SweepStopped, ValueError, OSError) as err:
         return _failed(err)
     from ..experiments.presets import published_rows
+    from ..experiments.results import source_label
     from ..face.tables import Table
 
+    # Two tables, never one: a run (simulated, live or replayed) and a paper's measurement are different evidence.
+    print(f"== This run: {source_label(result.records)} ==")
     print(Table.of(result.rows()))
-    print()
+    print("\n== Published: a paper's measurement, not a run of this design ==")
     print(Table.of(published_rows(args.preset)))
     print(f"\n{len(result.records)} episodes in {args.out}/{args.preset}_MODEL.jsonl. Audit passed: no error text "
           f"states a task's expected answer ({result.audited} ticket, arm and seed runs read).")

@@ -62,10 +62,11 @@ class Preset:
 
 SELF_REFLECTIVE = Preset(
     name="self-reflective",
-    title="Self-Reflective APIs (arXiv 2606.05037): plain-English errors against structured recovery suggestions",
-    # Atlas's nearest arms: `generic` tells what went wrong in a sentence and names no next step; `contract`
-    # adds a code, retryable and a structured `next` (the recovery suggestion).
-    control="generic",
+    title="Self-Reflective APIs (arXiv 2606.05037): plain-English diagnoses against structured recovery suggestions",
+    # The paper's arms: a plain-English diagnosis with no recovery suggestion is Atlas's `plain` (one sentence on
+    # what went wrong, no code, no retry, no next step; `generic`'s "please try again" is a suggestion, so it is
+    # not this arm); the structured errors are the contract: a code, retryable and a `next` (the suggestion).
+    control="plain",
     treatment="contract",
     tasks=(  # every one fails on a permanent error the model must read and act on; none on a passing outage
         ("T19", "invalid_argument: narrow the query, retry changed"),
@@ -283,16 +284,19 @@ def preset_rows(records: Sequence[Record], *, preset: Preset | str = SELF_REFLEC
         low, high = c.paired.interval if c.paired.n else (math.nan, math.nan)
         diff = c.paired.difference if c.paired.n else c.rate_a.rate - c.rate_b.rate
         rows.append([model, str(c.rate_b), str(c.rate_a), f"{_points(diff)} [{_points(low)}, {_points(high)}]",
-                     f"{c.fisher_p:.3g}", f"{c.paired.p_value:.3g}" if c.paired.n else "n/a",
+                     c.paired.n, f"{c.fisher_p:.3g}", f"{c.paired.p_value:.3g}" if c.paired.n else "n/a",
                      _tokens(c.tokens_b.value), _tokens(c.tokens_a.value)])
     caption = (f"{p.title}. Runs: {source_label(records)}; {len(p.tickets)} tickets, faults on, episodes paired by "
-               "ticket and seed; the difference is structured minus plain-English, in points of task completion.")
+               "ticket, trial and seed (pairs: how many); the difference is structured minus plain-English, in points "
+               "of task completion, with Newcombe's paired interval.")
     if any(r.get("source_kind") == "simulated" for r in records):
-        caption += (" Simulated: the stand-in is built to follow a contract error's next step, so its difference "
-                    "is a rule read back, not a finding.")
+        caption += (" Simulated: the stand-in is built to follow a contract error's next step, and to draw from its "
+                    "profile when a plain diagnosis gives it no cue, so its difference is a rule read back, not a "
+                    "finding.")
     return TableRows([
         "model", f"completion, plain-English ({p.control})", f"completion, structured ({p.treatment})",
-        "difference, points [95% CI]", "Fisher p", "McNemar p", "tokens/success, plain", "tokens/success, structured",
+        "difference, points [95% CI]", "pairs", "Fisher p", "McNemar p", "tokens/success, plain",
+        "tokens/success, structured",
     ], rows, caption)
 
 
