@@ -145,7 +145,7 @@ def test_a_live_preset_is_estimated_and_confirmed_once_per_model_before_it_spend
         with pytest.raises(Exception, match="not confirmed"):
             run_preset(models=["claude-sonnet-5-5"], trials=15, out=tmp_path, progress=False, max_cost_usd=math.inf,
                        confirm=lambda e: asked.append(e) or False)
-        assert len(asked) == 1 and server.requests == []  # refused: nothing was sent
+        assert len(asked) == 1 and server.messages == []  # refused: nothing was sent
         result = run_preset(models=["claude-sonnet-5-5"], trials=15, out=tmp_path, progress=False,
                             max_cost_usd=math.inf, confirm=lambda e: asked.append(e) or True)
     assert len(asked) == 2 and asked[1].episodes == 30  # the whole design: 15 episodes in each arm
