@@ -188,7 +188,8 @@ class Dispatcher:
                        detail=tb, crashed=True)
         return Failure(name, err, tb, plain_crash(side_effect=side_effect))
 
-    def _fail(self, name: str, err: ToolError, *, raw: str, plain: str | None = None) -> tuple[ToolResultBlock, Failure]:
+    def _fail(self, name: str, err: ToolError, *, raw: str,
+              plain: str | None = None) -> tuple[ToolResultBlock, Failure]:
         self.trace.add("error", tool_use_id=err.tool_use_id, tool=name, code=err.code.value,
                        branch=err.next.branch.value if err.next else None, detail=err.detail or raw)
         failure = Failure(name, err, raw, plain)
