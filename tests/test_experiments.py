@@ -136,7 +136,7 @@ def test_a_live_name_without_a_key_runs_the_stand_in_and_says_simulated(monkeypa
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"styles": ("fancy",)}, "styles: 'fancy' not accepted; use values from: raw, generic, contract"),
+    ({"styles": ("fancy",)}, "styles: 'fancy' not accepted; use values from: raw, generic, plain, contract"),
     ({"tickets": ("T99",)}, "tickets: 'T99' not accepted"),
     ({"faults": (1,)}, "faults: 1 not accepted; use values from: True, False"),
     ({"styles": "raw"}, "styles must be a non-empty list"),

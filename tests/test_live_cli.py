@@ -42,10 +42,13 @@ def test_a_big_live_sweep_with_no_terminal_prints_its_estimate_and_is_refused_wi
                                                                                          monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO())  # no terminal, and nothing to read: a script's or CI's stdin
     code = main(["experiment", "--model", MODEL, "--trials", "50", "--out", str(tmp_path / "out")])
-    assert server.requests == []  # nothing was called, so nothing was spent
+    assert server.messages == []  # nothing was called, so nothing was spent
     done = capsys.readouterr()
     assert code == 2 and "Traceback" not in done.err
-    assert "Cost estimate: 8,100 live episodes of claude-sonnet-5-5" in done.out
+    from atlas_kit.types import STYLE_NAMES
+
+    episodes = len(STYLE_NAMES) * 2 * 27 * 50  # every style (the default), faults on and off, 27 tickets, 50 trials
+    assert f"Cost estimate: {episodes:,} live episodes of claude-sonnet-5-5" in done.out
     assert all(f"  {word} " in done.out for word in ("low", "high", "cap"))
     assert "refused: no terminal to confirm the estimate above on; run the same command with --yes" in done.err
     assert not (tmp_path / "out").exists() and FAKE_KEY not in done.out + done.err
@@ -57,7 +60,7 @@ def test_with_yes_a_live_sweep_runs_and_prints_what_it_spent(server, tmp_path, c
     records = [json.loads(line) for line in (tmp_path / "experiment.jsonl").read_text().splitlines()]
     spent = sum(r["cost_usd"] for r in records)
     assert len(records) == 2 and out.index("Cost estimate: 2 live episodes") < out.index("recovery [95% CI]")
-    assert f"Cost: ${spent:,.4f} spent by this run on 2 live episode(s)" in out and len(server.requests) >= 2
+    assert f"Cost: ${spent:,.4f} spent by this run on 2 live episode(s)" in out and len(server.messages) >= 2
 
 
 def test_a_budget_stop_exits_3_and_says_how_to_resume(monkeypatch, tmp_path, capsys):
@@ -86,7 +89,7 @@ def test_a_rejected_key_exits_1_at_once_with_the_fix_and_no_key_shown(monkeypatc
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
         code = main(["experiment", "--model", MODEL, *SMALL, "--concurrency", "1", "--out", str(tmp_path), "--yes"])
-        assert len(api.requests) == 1  # the second episode never started
+        assert len(api.messages) == 1  # the second episode never started
     captured = capsys.readouterr()
     assert code == 1 and "stopped at once: authentication" in captured.err and "ANTHROPIC_API_KEY" in captured.err
     assert "1 episode(s) failed at the API (authentication 1)" in captured.out
@@ -233,6 +236,6 @@ def test_on_a_terminal_the_estimate_is_followed_by_a_question(server, tmp_path, 
     captured = capsys.readouterr()
     assert "Cost estimate: 2 live episodes" in captured.out
     if code:
-        assert "refused: The live sweep was not confirmed; nothing ran" in captured.err and server.requests == []
+        assert "refused: The live sweep was not confirmed; nothing ran" in captured.err and server.messages == []
     else:
-        assert (tmp_path / "experiment.jsonl").exists() and server.requests
+        assert (tmp_path / "experiment.jsonl").exists() and server.messages

@@ -76,7 +76,7 @@ def test_a_live_sweep_above_max_cost_is_refused_before_any_call(live, tmp_path):
     server = live(OfflineModel(seed=0))
     with pytest.raises(SweepRefused, match=r"high estimate, \$0\.\d\d, is above max_cost_usd \(\$0\.01\)"):
         run_experiment(**TINY, out=tmp_path / "r.jsonl", max_cost_usd=0.01)
-    assert server.requests == [] and not (tmp_path / "r.jsonl").exists()
+    assert server.messages == [] and not (tmp_path / "r.jsonl").exists()
 
 
 def test_setup_sets_the_limit_for_the_rest_of_the_kernel(live, capsys):
@@ -88,7 +88,7 @@ def test_setup_sets_the_limit_for_the_rest_of_the_kernel(live, capsys):
     assert choice.mode == "live" and "max_cost_usd=0.02" in out and "refused above $0.02" in out
     with pytest.raises(SweepRefused, match=r"above max_cost_usd \(\$0\.02\)"):
         run_experiment(**TINY)
-    assert server.requests == []
+    assert server.messages == []
     with pytest.raises(ValueError, match="max_cost_usd must be a positive number"):
         setup(model=MODEL, max_cost_usd=float("nan"))
 
@@ -98,7 +98,7 @@ def test_a_sweep_nobody_confirms_does_not_start(live):
     asked = []
     with pytest.raises(SweepRefused, match="not confirmed"):
         sweep(**TINY, confirm=lambda est: asked.append(est.episodes) or False)
-    assert asked == [2] and server.requests == []
+    assert asked == [2] and server.messages == []
 
 
 def test_the_budget_stops_a_sweep_cleanly_and_a_rerun_resumes_it(live, tmp_path):
@@ -109,10 +109,10 @@ def test_the_budget_stops_a_sweep_cleanly_and_a_rerun_resumes_it(live, tmp_path)
         first = run_experiment(**many, out=out, budget_usd=0.10)
     assert 1 <= len(first) < 4 and len(_lines(out)) == len(first)
     assert sum(r["cost_usd"] for r in first) >= 0.10
-    asked_before = len(server.requests)
+    asked_before = len(server.messages)
     rest = run_experiment(**many, out=out, budget_usd=10)
     assert len(rest) == 4 and len(_lines(out)) == 4  # nothing ran twice
-    assert rest[:len(first)] == first and len(server.requests) > asked_before
+    assert rest[:len(first)] == first and len(server.messages) > asked_before
 
 
 def test_the_progress_bar_and_summary_report_spend(live):
@@ -135,7 +135,7 @@ def test_a_rejected_key_stops_the_sweep_at_once_and_says_what_to_fix(live, tmp_p
         run_experiment(**{**TINY, "tickets": ("T01", "T02", "T05", "T06", "T07"), "concurrency": 2}, out=out)
     assert stop.value.cause == "authentication"
     written = _lines(out)
-    assert 1 <= len(written) <= 2 and len(server.requests) <= 2  # the rest never started
+    assert 1 <= len(written) <= 2 and len(server.messages) <= 2  # the rest never started
     assert {(r["stop_reason"], r["api_failure"]) for r in written} == {("api_failure", "authentication")}
 
 

@@ -2,7 +2,7 @@
 
 What a sweep runs (episodes), running it (sweep) and guarding a live one (guard), the results file (results),
 recovery and its intervals (metrics), paired and exact tests (stats), the implicit-failure cells (implicit),
-published designs (presets), and the Message Batches path (batch/). Chapters 11 and 14.
+published designs (presets) and their leak audit (leaks), and the Message Batches path (batch/). Chapters 11, 14.
 """
 from __future__ import annotations
 
@@ -23,10 +23,11 @@ if _typing.TYPE_CHECKING:
     from .metrics import (Paired, Rate, Use, Z95, api_failures, describe_api_failures, failure_modes, groups,
         paired_recovery, pass_k, per_ticket, recovery, recovery_rows, success, usable, wilson)
     from .stats import (Comparison, EPISODE_FIELDS, PairedDifference, TokensPerSuccess, compare_arms, fisher_exact,
-        mcnemar_exact, newcombe_paired, pair_records, paired_difference, tokens_per_success)
+        mcnemar_exact, newcombe_paired, pair_records, paired_difference, paired_rows, tokens_per_success)
     from .implicit import CellRates, cell_name, cell_rows, recovery_by_cell, ticket_cell
-    from .presets import (Leak, PRESETS, Preset, PresetResult, Published, SELF_REFLECTIVE, assign, audit,
-        expected_answers, preset_estimate, preset_rows, published_rows, run_preset)
+    from .leaks import Leak, expected_answers, find_leaks
+    from .presets import (PRESETS, Preset, PresetResult, Published, SELF_REFLECTIVE, assign, audit, preset_estimate,
+        preset_rows, published_rows, run_preset)
 
 _WHERE = {
     "API_FAILURE": "results",
@@ -39,7 +40,7 @@ _WHERE = {
     "FIELDS": "results",
     "Guard": "guard",
     "HARNESS_ERROR": "results",
-    "Leak": "presets",
+    "Leak": "leaks",
     "PRESETS": "presets",
     "Paired": "metrics",
     "PairedDifference": "stats",
@@ -74,8 +75,9 @@ _WHERE = {
     "episode_key": "results",
     "episode_record": "episodes",
     "episode_session": "episodes",
-    "expected_answers": "presets",
+    "expected_answers": "leaks",
     "failure_modes": "metrics",
+    "find_leaks": "leaks",
     "first_request_tokens": "guard",
     "fisher_exact": "stats",
     "groups": "metrics",
@@ -87,6 +89,7 @@ _WHERE = {
     "newcombe_paired": "stats",
     "pair_records": "stats",
     "paired_difference": "stats",
+    "paired_rows": "stats",
     "paired_recovery": "metrics",
     "pass_k": "metrics",
     "per_ticket": "metrics",
@@ -127,9 +130,9 @@ __all__ = [
     "SweepOptions", "SweepRefused", "SweepSpec", "SweepStopped", "TokensPerSuccess", "Use", "Via", "Z95",
     "api_failures", "arun_episodes", "assign", "audit", "cell_name", "cell_rows", "check_options", "check_source",
     "compare_arms", "describe_api_failures", "episode_key", "episode_record", "episode_session", "expected_answers",
-    "failure_modes", "first_request_tokens", "fisher_exact", "groups", "harness_failure", "harness_record",
+    "failure_modes", "find_leaks", "first_request_tokens", "fisher_exact", "groups", "harness_failure", "harness_record",
     "max_cost_usd", "mcnemar_exact", "named_profiles", "newcombe_paired", "pair_records", "paired_difference",
-    "paired_recovery", "pass_k", "per_ticket", "plan", "preset_estimate", "preset_rows", "profile_named",
+    "paired_recovery", "paired_rows", "pass_k", "per_ticket", "plan", "preset_estimate", "preset_rows", "profile_named",
     "published_rows", "read_records", "record_from_run", "record_kind", "recovery", "recovery_by_cell",
     "recovery_rows", "repair", "run_episode", "run_experiment", "run_offline", "run_preset", "run_sync",
     "set_max_cost_usd", "source_label", "source_of", "success", "sweep_estimate", "ticket_cell", "tokens_per_success",

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Literal, Sequence, cast
 
 from ..atlas import atlas_session
-from ..models.pricing import Estimate, estimate
+from ..models.counting import CountedRequest, estimate_requests
+from ..models.pricing import Estimate
 from ..models.replies import FATAL
 from .results import API_FAILURE
 from ..types import Record, Source
@@ -71,17 +72,26 @@ def max_cost_usd() -> float:
     return _LIMIT["usd"]
 
 
-def _first_requests(episodes: Sequence[Episode]) -> list[int]:
-    """Each episode's first request (system, tools, ticket), estimated at about 4 characters a token."""
-    sizes: dict[tuple[str, str, bool, bool], int] = {}
+def _first_bodies(episodes: Sequence[Episode]) -> list[CountedRequest]:
+    """Each episode's first request (system, tools, ticket): one object per distinct condition."""
+    bodies: dict[tuple[str, str, bool, bool], CountedRequest] = {}
     for e in episodes:
         c = e.condition
         key = (e.ticket, c.style, c.faults, c.break_loops)
-        if key not in sizes:
+        if key not in bodies:
             session = atlas_session(e.ticket, style=c.style, faults=c.faults, seed=0, break_loops=c.break_loops)
-            sizes[key] = request_tokens({"system": session.system, "tools": session.dispatcher.definitions(),
-                                         "messages": [{"role": "user", "content": session.ticket.message}]})
-    return [sizes[(e.ticket, e.condition.style, e.condition.faults, e.condition.break_loops)] for e in episodes]
+            bodies[key] = {"system": session.system, "tools": session.dispatcher.definitions(),
+                           "messages": [{"role": "user", "content": session.ticket.message}]}
+    return [bodies[(e.ticket, e.condition.style, e.condition.faults, e.condition.break_loops)] for e in episodes]
+
+
+def _first_requests(episodes: Sequence[Episode]) -> list[int]:
+    """Each episode's first request (system, tools, ticket), estimated at about 4 characters a token."""
+    sizes: dict[int, int] = {}
+    for body in (bodies := _first_bodies(episodes)):
+        if id(body) not in sizes:
+            sizes[id(body)] = request_tokens(body)
+    return [sizes[id(b)] for b in bodies]
 
 
 def first_request_tokens(episodes: Sequence[Episode]) -> int:
@@ -91,11 +101,10 @@ def first_request_tokens(episodes: Sequence[Episode]) -> int:
 
 def sweep_estimate(episodes: Sequence[Episode], *, model: str, max_cost_per_episode: float, max_tokens: int,
                    batch: bool = False) -> Estimate:
-    """The estimate for these episodes: their mean first request (system, tools, ticket) priced by `pricing.estimate`."""
-    per = _first_requests(episodes)
-    base = round(sum(per) / len(per)) if per else 0
-    return estimate(len(episodes), model=model, base_tokens=base, max_cost_usd=max_cost_per_episode,
-                    max_tokens=max_tokens, batch=batch)
+    """The estimate for these episodes: their mean first request (system, tools, ticket), counted by Anthropic's API
+    when a key reaches it and estimated otherwise (models/counting.py), priced by `pricing.estimate`."""
+    return estimate_requests(_first_bodies(episodes), model=model, max_cost_usd=max_cost_per_episode,
+                             max_tokens=max_tokens, batch=batch)
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """A published design, reproduced on Atlas: "Self-Reflective APIs" (arXiv 2606.05037), as `--preset self-reflective`.
 
-Plain-English errors against structured errors with recovery suggestions, on ten tickets that need
-recovery, N episodes per (model, arm) cell, any models. It audits that no error text gives a task's
-expected answer away, estimates the live cost first, and reports each cell beside the paper's figures. Chapter 11.
+Plain-English diagnoses (the plain style) against structured errors with recovery suggestions (the contract), on
+ten tickets that need recovery, N episodes per (model, arm) cell, any models. It audits that no error text gives a
+task's expected answer away (leaks.py), estimates the live cost first, and reports the runs in one table and the
+paper's figures in another. Chapter 11.
 """
 from __future__ import annotations
 
@@ -12,15 +13,14 @@ import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Callable, Literal, Sequence
 
-from ..agent import Bounds, run_agent
-from ..atlas import Lookup, Ticket, World, atlas_session, money, play, ticket
+from ..agent import Bounds
 from .episodes import plan
+from .leaks import Leak, expected_answers, find_leaks
 from .spec import SweepSpec
 from .sweep import sweep
 from .guard import SweepStopped, sweep_estimate
-from ..models.standin.model import OFFLINE_MODEL, offline_client
 from ..models.pricing import Estimate
 from .results import source_label
 from ..types import Record, TableRows
@@ -62,10 +62,11 @@ class Preset:
 
 SELF_REFLECTIVE = Preset(
     name="self-reflective",
-    title="Self-Reflective APIs (arXiv 2606.05037): plain-English errors against structured recovery suggestions",
-    # Atlas's nearest arms: `generic` tells what went wrong in a sentence and names no next step; `contract`
-    # adds a code, retryable and a structured `next` (the recovery suggestion).
-    control="generic",
+    title="Self-Reflective APIs (arXiv 2606.05037): plain-English diagnoses against structured recovery suggestions",
+    # The paper's arms: a plain-English diagnosis with no recovery suggestion is Atlas's `plain` (one sentence on
+    # what went wrong, no code, no retry, no next step; `generic`'s "please try again" is a suggestion, so it is
+    # not this arm); the structured errors are the contract: a code, retryable and a `next` (the suggestion).
+    control="plain",
     treatment="contract",
     tasks=(  # every one fails on a permanent error the model must read and act on; none on a passing outage
         ("T19", "invalid_argument: narrow the query, retry changed"),
@@ -103,75 +104,15 @@ def assign(trials: int, tickets: Sequence[str]) -> list[tuple[tuple[str, ...], i
     return [(group, n) for group, n in groups if group and n]
 
 
-@dataclass(frozen=True)
-class Leak:
-    """An error text that states something the task's final answer must give and the customer did not."""
-
-    ticket: str
-    style: str
-    seed: int
-    answer: str
-    error: str
-
-    def __str__(self) -> str:
-        return f"{self.ticket} ({self.style}, seed {self.seed}): an error states {self.answer!r}: {self.error[:160]}"
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"(?<=\d),(?=\d{3})", "", text).replace("$", "").lower()
-
-
-def _states(text: str, answer: str) -> bool:
-    return re.search(r"(?<![a-z0-9])" + re.escape(_plain(answer)) + r"(?![0-9])", _plain(text)) is not None
-
-
-def expected_answers(t: Ticket, world: World) -> tuple[str, ...]:
-    """What the final answer (or end state) must give that the customer's message does not: facts, refund ids,
-    amounts (as dollars and as cents) and quantities. The route to it (a tool, a queue) is the recovery, not the answer."""
-    outcome = t.outcome(faults=True)
-    found: list[str] = []
-    for fact in outcome.facts:
-        for option in fact if isinstance(fact, tuple) else (fact,):
-            found.append(option.resolve(world) if isinstance(option, Lookup) else option)
-    for refund in outcome.refunds:
-        ids = (refund.invoice_id,) if isinstance(refund.invoice_id, str) else refund.invoice_id
-        found += [*ids, money(refund.amount_cents)]
-        if not _states(t.message, money(refund.amount_cents)):
-            found.append(str(refund.amount_cents))
-    found += [str(c.quantity) for c in outcome.changes if c.quantity is not None]
-    return tuple(dict.fromkeys(a for a in found if not _states(t.message, a)))
-
-
-def _error_texts(messages: Sequence[Mapping[str, Any]]) -> list[str]:
-    texts = []
-    for m in messages:
-        blocks = m.get("content")
-        for block in blocks if isinstance(blocks, list) else []:
-            if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("is_error"):
-                content = block.get("content", "")
-                texts.append(content if isinstance(content, str) else
-                             "".join(b.get("text", "") for b in content if isinstance(b, dict)))
-    return texts
-
-
 def audit(preset: Preset | str = SELF_REFLECTIVE, *, seeds: Sequence[int] = (0,),
           tickets: Sequence[str] | None = None) -> list[Leak]:
     """Every leak in the errors each arm shows, per seed: on the ticket's scripted path and on the stand-in's run.
 
-    An empty list is a pass. It reads errors the tools really return, in both arms' wording, with the faults on.
+    An empty list is a pass. It reads errors the tools really return, in both arms' wording, with the faults on
+    (leaks.find_leaks).
     """
     p = _preset(preset)
-    leaks: list[Leak] = []
-    for tid in tickets or p.tickets:
-        for style in (p.control, p.treatment):
-            for seed in seeds:
-                scripted = play(atlas_session(tid, style=style, faults=True, seed=seed))
-                standin = run_agent(offline_client(seed=seed), atlas_session(tid, style=style, faults=True, seed=seed),
-                                    model=OFFLINE_MODEL)
-                answers = expected_answers(ticket(tid), scripted.world)
-                for text in _error_texts(scripted.messages) + _error_texts(standin.messages):
-                    leaks += [Leak(tid, style, seed, a, text) for a in answers if _states(text, a)]
-    return list(dict.fromkeys(leaks))
+    return find_leaks(tickets or p.tickets, styles=(p.control, p.treatment), seeds=seeds)
 
 
 @dataclass
@@ -283,16 +224,19 @@ def preset_rows(records: Sequence[Record], *, preset: Preset | str = SELF_REFLEC
         low, high = c.paired.interval if c.paired.n else (math.nan, math.nan)
         diff = c.paired.difference if c.paired.n else c.rate_a.rate - c.rate_b.rate
         rows.append([model, str(c.rate_b), str(c.rate_a), f"{_points(diff)} [{_points(low)}, {_points(high)}]",
-                     f"{c.fisher_p:.3g}", f"{c.paired.p_value:.3g}" if c.paired.n else "n/a",
+                     c.paired.n, f"{c.fisher_p:.3g}", f"{c.paired.p_value:.3g}" if c.paired.n else "n/a",
                      _tokens(c.tokens_b.value), _tokens(c.tokens_a.value)])
     caption = (f"{p.title}. Runs: {source_label(records)}; {len(p.tickets)} tickets, faults on, episodes paired by "
-               "ticket and seed; the difference is structured minus plain-English, in points of task completion.")
+               "ticket, trial and seed (pairs: how many); the difference is structured minus plain-English, in points "
+               "of task completion, with Newcombe's paired interval.")
     if any(r.get("source_kind") == "simulated" for r in records):
-        caption += (" Simulated: the stand-in is built to follow a contract error's next step, so its difference "
-                    "is a rule read back, not a finding.")
+        caption += (" Simulated: the stand-in is built to follow a contract error's next step, and to draw from its "
+                    "profile when a plain diagnosis gives it no cue, so its difference is a rule read back, not a "
+                    "finding.")
     return TableRows([
         "model", f"completion, plain-English ({p.control})", f"completion, structured ({p.treatment})",
-        "difference, points [95% CI]", "Fisher p", "McNemar p", "tokens/success, plain", "tokens/success, structured",
+        "difference, points [95% CI]", "pairs", "Fisher p", "McNemar p", "tokens/success, plain",
+        "tokens/success, structured",
     ], rows, caption)
 
 

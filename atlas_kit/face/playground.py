@@ -14,6 +14,7 @@ import ipywidgets as w
 
 from ..agent import Run, run_agent
 from ..atlas import KINDS, TICKETS, TOOL_NAMES, Fault, Session, always, atlas_session, fail_first_call, grade
+from ..dispatch.styles import STYLES
 from .display import run_html
 from ..contract.errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode, Next, ToolFailure, tool_error
 from ..experiments.episodes import profile_named
@@ -26,8 +27,10 @@ from ..types import FaultKind, RunLike, blocks, result_text
 __all__ = ["NextMove", "Playground", "compose_error", "next_move"]
 
 OWN, NONE, COMPOSE = "own", "none", "compose"
-_STYLES = (("raw: what the library said", "raw"), ("generic: the usual wrapper", "generic"),
-           ("contract: the builder's block", "contract"), ("compose my own (contract)", COMPOSE))
+_ABOUT = {"raw": "what the library said", "generic": "the usual wrapper", "plain": "a diagnosis, no next step",
+          "contract": "the builder's block"}  # a style missing here is offered under its name alone
+_STYLES = (*((f"{name}: {_ABOUT[name]}" if name in _ABOUT else name, name) for name in STYLES),
+           ("compose my own (contract)", COMPOSE))
 _WIDE = w.Layout(width="48em")
 
 

@@ -1,8 +1,8 @@
 """Models: who answers a request, behind one typed interface, always through the real `anthropic` SDK.
 
 Choosing a model (choose), what comes back and how it is checked (replies), bounded API retries (api_retry),
-prices and the cost estimate (pricing), the in-process Messages API (transport), recording and replaying
-(cassette, replay), and the offline stand-in (standin/). Chapters 00, 09 and 11.
+prices and the cost estimate (pricing), a request's size before it is sent (counting), the in-process Messages API
+(transport), recording and replaying (cassette, replay), and the offline stand-in (standin/). Chapters 00, 09, 11.
 """
 from __future__ import annotations
 
@@ -25,8 +25,10 @@ if _typing.TYPE_CHECKING:
     from .replies import (APIFailure, APIStopReason, API_STOP_REASONS, FATAL, FailureReason, Reply, failure_from,
         read_reply)
     from .api_retry import APIRetry, BoundedRetry, GAVE_UP, Wait, announce_waits, bounded, gave_up
-    from .pricing import (BATCH_DISCOUNT, Estimate, Guess, HIGH, LOW, PRICES, PRICES_AS_OF, Price, cost_usd,
-        estimate, price_for, price_note, run_cost_usd, run_price_note, set_price)
+    from .pricing import (BATCH_DISCOUNT, Estimate, Guess, HIGH, LOW, PRICES, PRICES_AS_OF, Price, TOOL_PROMPT_TOKENS,
+        cost_usd, estimate, price_for, price_note, run_cost_usd, run_price_note, set_price, tool_prompt_tokens)
+    from .counting import (CountedRequest, RequestSizes, TokenCounter, anthropic_counter, estimate_request,
+        estimate_requests, size_requests)
     from .transport import (APIFault, Answer, BASE_URL, Handler, HandlerError, MessagesTransport, PLACEHOLDER_KEY,
         RawAnswer, ReplayMiss, ScriptedAPI, estimate_tokens, in_process_async_client, in_process_client,
         message_body, request_tokens)
@@ -53,6 +55,7 @@ _WHERE = {
     "Compatible": "providers.compatible",
     "ContextWarning": "providers._watch",
     "ContextWatch": "providers._watch",
+    "CountedRequest": "counting",
     "Credentials": "provider",
     "DEFAULT_MODEL": "choose",
     "EPISODE_HEADER": "cassette",
@@ -91,18 +94,24 @@ _WHERE = {
     "Replay": "providers.replay",
     "ReplayMiss": "transport",
     "Reply": "replies",
+    "RequestSizes": "counting",
     "SIMULATED": "choose",
     "ScriptedAPI": "transport",
     "Spelling": "choose",
     "StandIn": "providers.standin",
+    "TOOL_PROMPT_TOKENS": "pricing",
+    "TokenCounter": "counting",
     "Wait": "api_retry",
     "announce_waits": "api_retry",
+    "anthropic_counter": "counting",
     "bounded": "api_retry",
     "check_url": "providers.local",
     "choose_model": "choose",
     "cost_usd": "pricing",
     "deprecation": "choose",
     "estimate": "pricing",
+    "estimate_request": "counting",
+    "estimate_requests": "counting",
     "estimate_tokens": "transport",
     "failure_from": "replies",
     "fingerprint": "cassette",
@@ -124,20 +133,24 @@ _WHERE = {
     "run_cost_usd": "pricing",
     "run_price_note": "pricing",
     "set_price": "pricing",
+    "size_requests": "counting",
+    "tool_prompt_tokens": "pricing",
 }
 __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "ANTHROPIC_URL", "APIFailure", "APIFault", "APIRetry", "APIStopReason", "API_STOP_REASONS", "Answer",
     "AnthropicAPI", "BASE_URL", "BASE_URL_ENV", "BATCH_DISCOUNT", "BoundedRetry", "CASSETTE_FORMAT", "Capabilities",
-    "Cassette", "Compatible", "ContextWarning", "ContextWatch", "Credentials", "DEFAULT_MODEL", "EPISODE_HEADER",
-    "Estimate", "FATAL", "FailureReason", "GAVE_UP", "Guess", "HIGH", "Handler", "HandlerError", "IGNORED_FIELDS",
-    "KEY_ENV", "LOW", "LlamaCpp", "LocalServer", "MODEL_ENV", "MessagesTransport", "Mode", "ModelChoice", "NO_KEY",
-    "NoKeyTransport", "OFFLINE_ALIASES", "OFFLINE_MODEL", "Ollama", "PLACEHOLDER_KEY", "PRICES", "PRICES_AS_OF",
-    "Preflight", "Price", "Provider", "ProviderError", "ProviderKind", "RawAnswer", "RecordingTransport", "Replay",
-    "ReplayMiss", "Reply", "SIMULATED", "ScriptedAPI", "Spelling", "StandIn", "Wait", "announce_waits", "bounded",
-    "check_url", "choose_model", "cost_usd", "deprecation", "estimate", "estimate_tokens", "failure_from",
-    "fingerprint", "gave_up", "in_process_async_client", "in_process_client", "is_replay_miss", "known_models",
-    "message_body", "parse_model", "price_for", "price_note", "probe", "read_reply", "recording_client",
-    "replay_client", "replay_transport", "request_tokens", "run_cost_usd", "run_price_note", "set_price",
+    "Cassette", "Compatible", "ContextWarning", "ContextWatch", "CountedRequest", "Credentials", "DEFAULT_MODEL",
+    "EPISODE_HEADER", "Estimate", "FATAL", "FailureReason", "GAVE_UP", "Guess", "HIGH", "Handler", "HandlerError",
+    "IGNORED_FIELDS", "KEY_ENV", "LOW", "LlamaCpp", "LocalServer", "MODEL_ENV", "MessagesTransport", "Mode",
+    "ModelChoice", "NO_KEY", "NoKeyTransport", "OFFLINE_ALIASES", "OFFLINE_MODEL", "Ollama", "PLACEHOLDER_KEY",
+    "PRICES", "PRICES_AS_OF", "Preflight", "Price", "Provider", "ProviderError", "ProviderKind", "RawAnswer",
+    "RecordingTransport", "Replay", "ReplayMiss", "Reply", "RequestSizes", "SIMULATED", "ScriptedAPI", "Spelling",
+    "StandIn", "TOOL_PROMPT_TOKENS", "TokenCounter", "Wait", "announce_waits", "anthropic_counter", "bounded",
+    "check_url", "choose_model", "cost_usd", "deprecation", "estimate", "estimate_request", "estimate_requests",
+    "estimate_tokens", "failure_from", "fingerprint", "gave_up", "in_process_async_client", "in_process_client",
+    "is_replay_miss", "known_models", "message_body", "parse_model", "price_for", "price_note", "probe",
+    "read_reply", "recording_client", "replay_client", "replay_transport", "request_tokens", "run_cost_usd",
+    "run_price_note", "set_price", "size_requests", "tool_prompt_tokens",
 ]

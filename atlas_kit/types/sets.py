@@ -23,8 +23,8 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 Mode = Literal["offline", "live", "replay"]
 """Who answers: the offline stand-in, a live model, or a recorded cassette (models.choose_model)."""
 
-StyleName = Literal["raw", "generic", "contract"]
-"""The three wordings of a failure (atlas/styles.py)."""
+StyleName = Literal["raw", "generic", "plain", "contract"]
+"""The wordings of a failure, one function each in dispatch/styles.py's registry (atlas/styles.py shows them)."""
 STYLE_NAMES: tuple[StyleName, ...] = typing.get_args(StyleName)
 
 APIStopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal",

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ...atlas import TOOL_NAMES, atlas_session, ticket
+from ...dispatch.styles import STYLES
 from ...dispatch.tool import Tool
 from ...contract.errors import ErrorCode, ToolFailure, retry_changed
 from ._registry import BLANK, Compare, Finding, exercise, is_blank
@@ -42,7 +43,7 @@ def _address(address_check: Any) -> str | Finding | None:
     if not callable(address_check):
         return "Pass your function address_check itself: it takes a Tool and returns a Tool."
     request = _address_ticket(ticket("T17"))
-    for style in ("raw", "generic", "contract"):
+    for style in STYLES:  # every registered wording
         session = atlas_session(request, style=style, seed=0)
         try:
             tool = address_check(session.dispatcher.tools["update_order"])
