@@ -234,21 +234,27 @@ def paired_rows(records: Sequence[Record], *, by: str = "style", against: Any = 
             d = paired_difference(pair_records(rs, by=by, a=base, b=other))
             low, high = d.interval
             where = ", ".join(f"{_NAMES[f]} {_condition(v)}" for f, v in zip(varying, key)) or "all"
-            rows.append([f"{base} - {other}", where, d.n, f"{d.n10} / {d.n01}",
+            rows.append([f"{_arm(by, base)} - {_arm(by, other)}", where, d.n, f"{d.n10} / {d.n01}",
                          f"{_pts(d.difference)} [{_pts(low)}, {_pts(high)}]" if d.n else "n/a (no pairs)",
                          f"{d.p_value:.3g}" if d.n else "n/a"])
     caption = (f"Paired: each pair is one episode (same ticket, trial and seed) run in both arms"
                f"{', within one setting of ' + ' and '.join(_NAMES[f] for f in varying) if varying else ''}. "
-               f"Difference in success (graded correct), {base} minus the other arm, in points, with Newcombe's 95% "
+               f"Difference in success (graded correct), {_arm(by, base)} minus the other arm, in points, with Newcombe's 95% "
                f"interval; McNemar's exact p reads only the discordant pairs."
                f"{f' Every other {by} is compared with {base}.' if len(arms) > 2 else ''} "
                f"Data: {source_label(records)}.")
-    return TableRows([f"{by.replace('_', ' ')}s compared", "condition", "pairs", f"right only in {base} / other",
+    named = "settings" if isinstance(base, bool) else f"{by.replace('_', ' ')}s"  # a switch has settings, not names
+    return TableRows([f"{named} compared", "condition", "pairs", f"right only in {_arm(by, base)} / other",
                       "difference, points [95% CI]", "McNemar p"], rows, caption)
 
 
 def _pts(x: float) -> str:
     return f"{x * 100:+.1f}"
+
+
+def _arm(by: str, value: object) -> str:
+    """An arm as a reader names it: a style by its name, a switch by what it is and its setting (loop breaker on)."""
+    return f"{_NAMES.get(by, by.replace('_', ' '))} {_condition(value)}" if isinstance(value, bool) else str(value)
 
 
 def _condition(value: object) -> str:
