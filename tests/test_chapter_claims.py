@@ -237,12 +237,22 @@ CLAIMS = [
     Claim("07", r"Pooled, the contract spends more tokens in total, and fewer per correct outcome", "use = {s: per_ticket",
           holds=lambda out: _number(_rows_where(out, "all tickets, total")[0][3]) > 1
           and _number(_rows_where(out, "tokens per correct episode")[0][2]) < _number(_rows_where(out, "tokens per correct episode")[0][1])),
-    Claim("07", r"Raw's tokens per correct episode move with the profile", 'name="ch07-profiles"',
+    Claim("07", r"Raw's correct count moves with the profile, and with it raw's tokens per correct episode", 'name="ch07-profiles"',
           holds=lambda out: len({r[2] for r in _table(out) if r[0].startswith("raw")}) > 1),
     Claim("07", r"the loop re-sends every earlier one with each new request", "runs = {style: run_agent",
           shows=(r"generic +step_limit +6 +6 ", r"contract +finished +2 +1 ")),
     Claim("07", r"the customer is told the warehouse figures could not be fetched right now", "seen = {style: run_agent",
           shows=(r"I couldn't get the warehouse figures for SKU-3300",)),
+    Claim("07", r"Only the traceback comes close, with the HTML error page next", "table = [(r.case, estimate_tokens(r.raw)",
+          holds=lambda out: (lambda gap: min(gap, key=gap.get) == "warehouse timeout" and sorted(gap, key=gap.get)[1] == "refund service outage")(
+              {r[0]: _number(r[2]) - _number(r[1]) for r in _table(out) if r[0] != "total"})),
+    Claim("07", r"T21's asks for the offer of a person, which its message does not mention", "seen = {style: run_agent",
+          shows=(r'"message": "The query_warehouse service is not responding right now\.", "retryable": false, "next": \{"branch": "stop", '
+                 r'"say": "Tell the customer it could not be done now, and offer to escalate to a person\."',)),
+    Claim("07", r"The paired table tests the difference on those twins", "paired_table(records)",
+          holds=lambda out: _rows_where(out, "contract - raw")[0][3].split(" / ")[1] == "0" and float(_rows_where(out, "contract - raw")[0][5]) < 0.05),
+    Claim("07", r"and is offered a person, the second half of the `say`", "seen = {style: run_agent",
+          shows=(r"customer \(the final answer\) .*I can pass this to a person",)),
     Claim("07", r"the customer read the loop breaker's fixed reply", "seen = {style: run_agent",
           shows=(r"customer \(the final answer\) +I could not finish this automatically",)),
     # 08
