@@ -296,6 +296,9 @@ CLAIMS = [
           shows=(r'"message": "Rate limited; retry after 4000 ms\."', r'"branch": "stop"')),
     Claim("09", r"The harness gives up on the first attempt without waiting", '"| clock:", s.world.clock',
           shows=(r"\[\('escalate_to_human', 1, None\)\] \| clock: 0\.0",)),
+    Claim("09", r"offers one, though the service that did not answer is the escalation itself", '"| clock:", s.world.clock',
+          shows=(r"The escalate_to_human service is not responding right now\. I could not confirm whether it went through\. "
+                 r"I can pass this to a person", r"Grade\(correct=True")),
     # 10
     Claim("10", r"The four refusals reach the model whether they fire once or always", "found.setdefault(",
           shows=(r"(?m)^not_permitted +not_permitted / stop +not_permitted / stop ", r"(?m)^timeout +upstream_unavailable / stop +success ")),
@@ -570,23 +573,33 @@ def test_ch09_outlasting_transients_generic_loops_and_contract_stops():
         assert _one(rows, ticket=ticket, style="contract")["correct"] == "True"
 
 
-def test_ch09_the_t11_answer_drops_the_doubt_and_the_offer_as_the_prose_says():
+def test_ch09_the_t11_answer_passes_on_the_doubt_and_the_offer_as_the_prose_says():
     printed = _shown("09", 'print("\\nAnswer:", run.final_text)')
     body, answer = json.loads(printed[: printed.index("Answer:")]), printed.split("Answer:", 1)[1]
-    assert "offer to escalate" in body["next"]["say"] and "may not have been applied" in body["message"]
-    assert "escalat" not in answer and "may not" not in answer
-    assert "drops both the doubt and the offer to escalate" in _said("09", "Read the `say` and the answer together")
+    assert "offer to escalate" in body["next"]["say"] and "may or may not have been applied" in body["message"]
+    assert "could not confirm whether it went through" in body["next"]["say"]
+    assert "could not confirm whether it went through" in answer and "a person" in answer
+    said = _said("09", "Read the `say` and the answer together")
+    assert "pass on both halves of a `say`" in said and "says it tried, could not confirm, and offers a person" in said
+    assert "drops" not in said
 
 
 def test_ch09_the_lost_refund_reply_table_matches_its_prose():
-    rows = _rows(_shown("09", 'Fault("issue_refund", "timeout", after_effect=True)], seed=seed)'))
+    rows = _rows(_shown("09", 'Fault("issue_refund", "timeout", after_effect=True)], seed=seed)\n        s.faults = False'))
     said = _said("09", "became the retry loop")
     loop = _one(rows, **{"harness attempts": "1", "style": "generic"})
     assert loop["refunds applied"] == "2" and loop["labels"] == "duplicate_side_effect" and "`duplicate_side_effect`" in said
     stopped = _one(rows, **{"harness attempts": "1", "style": "contract"})
     assert stopped["refunds applied"] == "1" and stopped["correct"] == "True"
-    assert stopped["answer"].startswith("I couldn't issue") and "told the customer the refund could not be done" in said
+    assert stopped["answer"].startswith("I tried to issue") and "could not confirm whether the refund went through" in said
+    assert "told the customer the refund could not be done" not in said  # the old reply, which the grader now refuses
     assert all(r["refunds applied"] == "1" and r["answer"].startswith("Refund of") for r in rows if r["harness attempts"] == "3")
+    shown = _shown("09", "def lost_reply():")
+    assert "could not confirm whether it went through" in shown.splitlines()[0]
+    false, hedged = [line for line in shown.splitlines() if line.startswith("refunds applied:")]
+    assert false.startswith("refunds applied: 1 | correct: False | false_report | I couldn't issue")
+    assert hedged.startswith("refunds applied: 1 | correct: True | - | I tried")
+    assert "`false_report`" in _said("09", "The refund was made both times; only the words differ")
 
 
 def test_ch09_a_long_retry_after_is_not_waited_for():
