@@ -689,6 +689,20 @@ def test_ch10_the_audit_table_reads_as_the_prose_says():
     assert "recorded 2026-12-01" in out and "2026.10.19" in server
 
 
+def test_ch10_the_audits_bounds_and_limits_in_the_prose_are_the_librarys():
+    from atlas_kit.bridges.audit.run import Limits
+    from atlas_kit.contract.rubric import MAX_TOKENS
+
+    said = _said("10", "## 6. Run it on your own server")
+    lim = Limits()
+    assert f"({lim.call_timeout:g} s a call, {lim.total_seconds:g} s in all, at most {lim.calls_per_tool} calls a tool;" in said
+    assert f"a `length` of at most {MAX_TOKENS} tokens" in _said("10", "## 5. Audit a tool surface from outside")
+    data = json.loads((ROOT / "chapters" / "data" / "audit_mcp-server-time_2026.10.19.json").read_text())
+    [long] = [c for t in data["tools"] if t["name"] == "get_current_time" for c in t["cases"] if c["kind"] == "too_long"]
+    assert len(long["arguments"]["timezone"]) == 5000 and long["arguments"]["timezone"] in long["reply"]["text"]
+    assert "A 5,000-character timezone comes back whole" in _said("10", "found in a server no one here wrote")
+
+
 RULES_10 = ("is_error", "structure", "code", "retryable", "next", "echo", "internals", "length")
 
 
