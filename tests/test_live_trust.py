@@ -25,6 +25,7 @@ from atlas_kit.dispatch.tool import Tool
 from atlas_kit.models.choose import choose_model
 from atlas_kit.models.replay import Cassette, recording_client
 from atlas_kit.models.api_retry import APIRetry, BoundedRetry
+from atlas_kit.models.replies import MAX_CALL_TOKENS
 from atlas_kit.models.transport import APIFault, RawAnswer, ScriptedAPI, in_process_client, message_body
 
 MODEL = "claude-sonnet-5-5"
@@ -160,6 +161,8 @@ TWO_USES = [{"type": "tool_use", "id": "toolu_1", "name": "cancel_order", "input
     (_base(content=TWO_USES, stop_reason="tool_use"), "is used twice"),
     (_base(usage={"input_tokens": -5, "output_tokens": 3}), "not whole numbers of 0 or more"),
     (_base(usage={"input_tokens": True, "output_tokens": 3}), "not whole numbers of 0 or more"),
+    (_base(usage={"input_tokens": 10**30, "output_tokens": 3}), "more than any model's context window holds"),
+    (_base(usage={"input_tokens": MAX_CALL_TOKENS, "output_tokens": 1}), "more than any model's context window holds"),
     (_base(stop_reason=5), "stop_reason is a int"),
     (_base(stop_reason="tool_use"), "stop_reason tool_use with no tool_use block"),
     (_base(content=TWO_USES[:1]), "tool_use blocks in a reply that stopped on end_turn"),
@@ -174,6 +177,17 @@ def test_a_body_that_is_not_a_message_is_an_api_failure_with_its_reason(body, wh
     assert run.stop_reason == "api_failure" and run.api_failure.reason == "bad_body" and counter.ran == []
     assert why in run.api_failure.message and why in run.trace.of_kind("api_failure")[0]["message"]
     assert (run.input_tokens, run.cost_usd) == (0, 0.0)  # a body that is not a message is not counted
+
+
+def test_absurd_usage_from_a_live_server_is_the_apis_failure_and_costs_nothing(live):
+    # 10^30 tokens would price at about $2 x 10^24; a sane count at the bound itself is still accepted.
+    live(ScriptedAPI([raw(_base(usage={"input_tokens": 10**30, "output_tokens": 10**30}))]))
+    run = run_agent(choose_model(MODEL).client, task(Counter()), model=MODEL)
+    assert run.stop_reason == "api_failure" and run.api_failure.reason == "bad_body" and run.cost_usd == 0.0
+    assert "10,000,000: replies.MAX_CALL_TOKENS" in run.api_failure.message
+    live(ScriptedAPI([raw(_base(usage={"input_tokens": MAX_CALL_TOKENS - 1, "output_tokens": 1}))]))
+    run = run_agent(choose_model(MODEL).client, task(Counter()), model=MODEL)
+    assert run.stop_reason == "finished" and run.input_tokens == MAX_CALL_TOKENS - 1
 
 
 def test_a_reply_with_no_stop_reason_or_null_content_is_an_unknown_stop_and_runs_nothing():

@@ -22,8 +22,8 @@ if _typing.TYPE_CHECKING:
     from .providers.standin import StandIn
     from .providers.replay import Replay, replay_client
     from .providers._watch import ContextWarning, ContextWatch
-    from .replies import (APIFailure, APIStopReason, API_STOP_REASONS, FATAL, FailureReason, Reply, failure_from,
-        read_reply)
+    from .replies import (APIFailure, APIStopReason, API_STOP_REASONS, FATAL, FailureReason, MAX_CALL_TOKENS, Reply,
+        failure_from, read_reply)
     from .api_retry import APIRetry, BoundedRetry, GAVE_UP, Wait, announce_waits, bounded, gave_up
     from .pricing import (BATCH_DISCOUNT, Estimate, Guess, HIGH, LOW, PRICES, PRICES_AS_OF, Price, cost_usd,
         estimate, price_for, price_note, run_cost_usd, run_price_note, set_price)
@@ -68,6 +68,7 @@ _WHERE = {
     "KEY_ENV": "choose",
     "LOW": "pricing",
     "LlamaCpp": "providers.llamacpp",
+    "MAX_CALL_TOKENS": "replies",
     "LocalServer": "providers.local",
     "MODEL_ENV": "choose",
     "MessagesTransport": "transport",
@@ -132,7 +133,7 @@ __all__ = [
     "AnthropicAPI", "BASE_URL", "BASE_URL_ENV", "BATCH_DISCOUNT", "BoundedRetry", "CASSETTE_FORMAT", "Capabilities",
     "Cassette", "Compatible", "ContextWarning", "ContextWatch", "Credentials", "DEFAULT_MODEL", "EPISODE_HEADER",
     "Estimate", "FATAL", "FailureReason", "GAVE_UP", "Guess", "HIGH", "Handler", "HandlerError", "IGNORED_FIELDS",
-    "KEY_ENV", "LOW", "LlamaCpp", "LocalServer", "MODEL_ENV", "MessagesTransport", "Mode", "ModelChoice", "NO_KEY",
+    "KEY_ENV", "LOW", "LlamaCpp", "LocalServer", "MAX_CALL_TOKENS", "MODEL_ENV", "MessagesTransport", "Mode", "ModelChoice", "NO_KEY",
     "NoKeyTransport", "OFFLINE_ALIASES", "OFFLINE_MODEL", "Ollama", "PLACEHOLDER_KEY", "PRICES", "PRICES_AS_OF",
     "Preflight", "Price", "Provider", "ProviderError", "ProviderKind", "RawAnswer", "RecordingTransport", "Replay",
     "ReplayMiss", "Reply", "SIMULATED", "ScriptedAPI", "Spelling", "StandIn", "Wait", "announce_waits", "bounded",
