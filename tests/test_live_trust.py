@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import sys
+import threading
 import time
 
 import httpx2
@@ -321,6 +324,82 @@ def test_a_server_that_is_too_slow_times_out_within_the_bound(live):
     start = time.monotonic()
     run = run_agent(choose_model(MODEL, retry=APIRetry(timeout=0.3, max_retries=0)).client, task(Counter()), model=MODEL)
     assert run.api_failure.reason == "timeout" and time.monotonic() - start < 1.4
+
+
+class Stderr:
+    """sys.stderr for a test: keeps what is written, and sets `seen` once a call still waiting has been announced."""
+
+    def __init__(self) -> None:
+        self.text, self.seen = "", threading.Event()
+
+    def write(self, text: str) -> int:
+        self.text += text
+        if "still waiting" in self.text:
+            self.seen.set()
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_a_call_the_api_is_slow_to_answer_is_announced_while_it_waits(live, monkeypatch):
+    err = Stderr()
+    monkeypatch.setattr(sys, "stderr", err)
+
+    def hung(body):  # answers only once the wait was announced: the note came while the call waited, not after
+        if not err.seen.wait(20):
+            raise APIFault(500, "the test's server gave up: no note came")
+        return text()
+
+    live(hung)
+    run = run_agent(choose_model(MODEL, retry=APIRetry(note_after=0.2)).client, task(Counter()), model=MODEL)
+    assert run.stop_reason == "finished"
+    assert re.search(r"note: API call still waiting after [\d.]+ s \(attempt 1\); an attempt that hears nothing for "
+                     r"120 s fails as a timeout \(APIRetry\.timeout\)\.", err.text), err.text
+    assert err.text.rstrip().splitlines()[-1].startswith("note: API answered after ")
+
+
+def test_a_hung_api_is_announced_and_still_ends_at_the_timeout(live, monkeypatch):
+    err, release = Stderr(), threading.Event()
+    monkeypatch.setattr(sys, "stderr", err)
+
+    def hung(body):  # never answers: once the client has given up, the connection is dropped
+        release.wait(20)
+        raise httpx2.RemoteProtocolError("the client gave up")
+
+    live(hung)
+    try:
+        run = run_agent(choose_model(MODEL, retry=APIRetry(timeout=1.0, note_after=0.2, max_retries=0)).client,
+                        task(Counter()), model=MODEL)
+    finally:
+        release.set()
+    assert run.api_failure.reason == "timeout" and err.seen.is_set()
+    assert "answered after" not in err.text  # it never was
+
+
+def test_a_live_sweep_shows_a_call_still_waiting_on_its_progress_bar(live, monkeypatch):
+    from atlas_kit.experiments.sweep import sweep
+    from atlas_kit.models.provider import Provider
+    from atlas_kit.models.standin.model import OfflineModel
+
+    err, stand_in = Stderr(), OfflineModel(seed=0)
+    monkeypatch.setattr(sys, "stderr", err)  # where the bar is drawn
+
+    def first_hangs(body):
+        if len(body["messages"]) == 1 and not err.seen.wait(20):
+            raise APIFault(500, "the test's server gave up: the bar showed no wait")
+        return stand_in(body)
+
+    live(first_hangs)
+    monkeypatch.setattr(Provider, "default_retry", APIRetry(note_after=0.2))  # the live default, announcing sooner
+    result = sweep(name="hung", model=MODEL, styles=("contract",), faults=(True,), tickets=("T01",), trials=1)
+    assert [r["stop_reason"] for r in result.records] == ["finished"]
+    bar = [line for line in re.split(r"[\r\n]", err.text) if "still waiting" in line]
+    assert bar and "spent $" in bar[0] and "· API call still waiting after" in bar[0]
+    assert "note: API call still waiting" not in err.text  # on the bar, not as a note
 
 
 def test_a_dropped_connection_is_retried_then_reported_as_a_connection_failure(live):

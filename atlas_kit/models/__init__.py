@@ -24,7 +24,8 @@ if _typing.TYPE_CHECKING:
     from .providers._watch import ContextWarning, ContextWatch
     from .replies import (APIFailure, APIStopReason, API_STOP_REASONS, FATAL, FailureReason, MAX_CALL_TOKENS, Reply,
         failure_from, read_reply)
-    from .api_retry import APIRetry, BoundedRetry, GAVE_UP, Wait, announce_waits, bounded, gave_up
+    from .api_retry import (APIRetry, BoundedRetry, GAVE_UP, Notice, Wait, Waiting, announce_waits, bounded,
+        gave_up)
     from .pricing import (BATCH_DISCOUNT, Estimate, Guess, HIGH, LOW, PRICES, PRICES_AS_OF, Price, cost_usd,
         estimate, price_for, price_note, run_cost_usd, run_price_note, set_price)
     from .transport import (APIFault, Answer, BASE_URL, Handler, HandlerError, MessagesTransport, PLACEHOLDER_KEY,
@@ -69,6 +70,7 @@ _WHERE = {
     "LOW": "pricing",
     "LlamaCpp": "providers.llamacpp",
     "MAX_CALL_TOKENS": "replies",
+    "Notice": "api_retry",
     "LocalServer": "providers.local",
     "MODEL_ENV": "choose",
     "MessagesTransport": "transport",
@@ -97,6 +99,7 @@ _WHERE = {
     "Spelling": "choose",
     "StandIn": "providers.standin",
     "Wait": "api_retry",
+    "Waiting": "api_retry",
     "announce_waits": "api_retry",
     "bounded": "api_retry",
     "check_url": "providers.local",
@@ -133,12 +136,13 @@ __all__ = [
     "AnthropicAPI", "BASE_URL", "BASE_URL_ENV", "BATCH_DISCOUNT", "BoundedRetry", "CASSETTE_FORMAT", "Capabilities",
     "Cassette", "Compatible", "ContextWarning", "ContextWatch", "Credentials", "DEFAULT_MODEL", "EPISODE_HEADER",
     "Estimate", "FATAL", "FailureReason", "GAVE_UP", "Guess", "HIGH", "Handler", "HandlerError", "IGNORED_FIELDS",
-    "KEY_ENV", "LOW", "LlamaCpp", "LocalServer", "MAX_CALL_TOKENS", "MODEL_ENV", "MessagesTransport", "Mode", "ModelChoice", "NO_KEY",
-    "NoKeyTransport", "OFFLINE_ALIASES", "OFFLINE_MODEL", "Ollama", "PLACEHOLDER_KEY", "PRICES", "PRICES_AS_OF",
-    "Preflight", "Price", "Provider", "ProviderError", "ProviderKind", "RawAnswer", "RecordingTransport", "Replay",
-    "ReplayMiss", "Reply", "SIMULATED", "ScriptedAPI", "Spelling", "StandIn", "Wait", "announce_waits", "bounded",
-    "check_url", "choose_model", "cost_usd", "deprecation", "estimate", "estimate_tokens", "failure_from",
-    "fingerprint", "gave_up", "in_process_async_client", "in_process_client", "is_replay_miss", "known_models",
-    "message_body", "parse_model", "price_for", "price_note", "probe", "read_reply", "recording_client",
-    "replay_client", "replay_transport", "request_tokens", "run_cost_usd", "run_price_note", "set_price",
+    "KEY_ENV", "LOW", "LlamaCpp", "LocalServer", "MAX_CALL_TOKENS", "MODEL_ENV", "MessagesTransport", "Mode",
+    "ModelChoice", "NO_KEY", "NoKeyTransport", "Notice", "OFFLINE_ALIASES", "OFFLINE_MODEL", "Ollama",
+    "PLACEHOLDER_KEY", "PRICES", "PRICES_AS_OF", "Preflight", "Price", "Provider", "ProviderError", "ProviderKind",
+    "RawAnswer", "RecordingTransport", "Replay", "ReplayMiss", "Reply", "SIMULATED", "ScriptedAPI", "Spelling",
+    "StandIn", "Wait", "Waiting", "announce_waits", "bounded", "check_url", "choose_model", "cost_usd",
+    "deprecation", "estimate", "estimate_tokens", "failure_from", "fingerprint", "gave_up",
+    "in_process_async_client", "in_process_client", "is_replay_miss", "known_models", "message_body", "parse_model",
+    "price_for", "price_note", "probe", "read_reply", "recording_client", "replay_client", "replay_transport",
+    "request_tokens", "run_cost_usd", "run_price_note", "set_price",
 ]
