@@ -131,12 +131,38 @@ def test_the_progress_bar_and_summary_report_spend(live):
 def test_a_rejected_key_stops_the_sweep_at_once_and_says_what_to_fix(live, tmp_path):
     server = live(failing(401, "invalid x-api-key"))
     out = tmp_path / "r.jsonl"
-    with pytest.raises(SweepStopped, match="ANTHROPIC_API_KEY") as stop:
-        run_experiment(**{**TINY, "tickets": ("T01", "T02", "T05", "T06", "T07"), "concurrency": 2}, out=out)
+    with pytest.raises(SweepStopped, match="ANTHROPIC_API_KEY") as stop:  # 20 episodes, 16 at a time by default
+        run_experiment(**{**TINY, "tickets": tuple(f"T{i:02d}" for i in range(1, 21))}, out=out, max_cost_usd=5)
     assert stop.value.cause == "authentication"
     written = _lines(out)
-    assert 1 <= len(written) <= 2 and len(server.requests) <= 2  # the rest never started
+    assert len(written) == 1 and len(server.requests) == 1  # one request went first; the rest never started
     assert {(r["stop_reason"], r["api_failure"]) for r in written} == {("api_failure", "authentication")}
+
+
+def test_a_live_sweep_fans_out_only_after_its_first_episode_got_through(live):
+    import threading
+    import time
+
+    lock, state, seen = threading.Lock(), {"now": 0}, []  # requests in flight; (episode, in flight) of each
+    stand_in = OfflineModel(seed=0)
+
+    def counting(body):
+        episode = json.dumps(body["messages"][0])  # each ticket's customer message opens its episode
+        with lock:
+            state["now"] += 1
+            seen.append((episode, state["now"]))
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return stand_in(body)
+
+    live(counting)
+    result = sweep(**{**TINY, "tickets": ("T01", "T02", "T05", "T06", "T07", "T08"), "concurrency": 4})
+    assert [r["stop_reason"] for r in result.records].count("finished") == 6
+    first = [n for episode, n in seen if episode == seen[0][0]]
+    assert len(first) >= 2 and all(n == 1 for n in first)  # the first episode ran alone, every call of it
+    assert seen[:len(first)] == [(seen[0][0], 1)] * len(first)  # and before any other began
+    assert max(n for _, n in seen) > 1 and len({episode for episode, _ in seen}) == 6  # then the rest together
 
 
 def test_api_failures_are_left_out_of_recovery_and_reported_apart(live, tmp_path):

@@ -1,7 +1,8 @@
 """Sweeps: every condition × ticket × trial, run, graded, and appended to a results file as it finishes.
 
 Offline runs go one after another through the sync stand-in (fast, seeded per trial); live, local and replayed
-runs go through the async client, `concurrency` at a time, under a guard (guard.py) that estimates, budgets and
+runs go through the async client, `concurrency` at a time (a live sweep runs one episode alone until one gets
+through the API, so a rejected key costs one request), under a guard (guard.py) that estimates, budgets and
 stops on API failures. A local server is checked before any episode (its preflight), runs one call at a time
 unless told otherwise, and gets a time estimate instead of a price. A sweep resumes where a killed one stopped,
 never runs a finished episode twice, and reruns the ones that ended at the API. Chapter 11.
@@ -172,7 +173,7 @@ def _run(spec: SweepSpec, choice: ModelChoice, episodes: list[Episode], todo: li
         show = announce_waits(lambda wait: bar.set_postfix_str(f"{guard.postfix()} · {wait.line()}"))
         with show if spec.progress else contextlib.nullcontext():
             await arun_episodes(choice.async_client(), todo, source=source, bounds=spec.bounds, concurrency=width,
-                                experiment=spec.name, on_record=keep, guard=guard, tag=tag)
+                                experiment=spec.name, on_record=keep, guard=guard, tag=tag, probe=choice.mode == "live")
 
     run_sync(run_all)
     return None
