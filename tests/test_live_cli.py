@@ -236,3 +236,26 @@ def test_on_a_terminal_the_estimate_is_followed_by_a_question(server, tmp_path, 
         assert "refused: The live sweep was not confirmed; nothing ran" in captured.err and server.requests == []
     else:
         assert (tmp_path / "experiment.jsonl").exists() and server.requests
+
+
+def test_a_plan_too_big_to_hold_is_refused_at_once_with_the_most_trials_it_allows(server, tmp_path, capsys):
+    from atlas_kit.experiments.episodes import MAX_EPISODES
+
+    code = main(["experiment", "--model", MODEL, "--trials", "1000000", "--out", str(tmp_path / "out"), "--yes"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "trials=1,000,000 plans 162,000,000 episodes" in err and f"the {MAX_EPISODES:,} one sweep may hold" in err
+    assert f"give at most {MAX_EPISODES // 162:,} trials" in err  # refused before a plan is built
+    assert server.requests == [] and not (tmp_path / "out" / "experiment.jsonl").exists()
+    assert main(["experiment", *SMALL, "--trials", str(MAX_EPISODES // 2 + 1), "--tickets", "T01,T04",
+                 "--out", str(tmp_path / "out")]) == 2  # 2 tickets x 1 condition: just over the bound
+    assert "give at most 50,000 trials" in capsys.readouterr().err
+
+
+def test_the_help_says_how_many_episodes_a_sweep_may_plan(capsys):
+    from atlas_kit.experiments.episodes import MAX_EPISODES
+
+    with pytest.raises(SystemExit):
+        main(["experiment", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"at most {MAX_EPISODES:,} episodes" in shown and f"{MAX_EPISODES // 162} trials of the default 162" in shown

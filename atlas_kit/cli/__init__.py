@@ -57,7 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--styles", type=_csv("style", STYLE_NAMES), default=list(STYLE_NAMES), metavar="LIST",
                      help=f"error styles to compare, comma-separated, from {','.join(STYLE_NAMES)} (default: all)")
     exp.add_argument("--trials", type=_positive, default=5, metavar="N",
-                     help="trials per ticket and condition; trial i runs with seed FIRST_SEED + i (default: 5)")
+                     help="trials per ticket and condition; trial i runs with seed FIRST_SEED + i (default: 5). A "
+                          "sweep plans at most 100,000 episodes (conditions × tickets × trials; it holds them and its "
+                          "results in memory): 617 trials of the default 162 conditions and tickets")
     exp.add_argument("--first-seed", type=_seed, default=0, metavar="FIRST_SEED",
                      help="the seed of trial 0 (default: 0)")
     exp.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",

@@ -14,8 +14,8 @@ if _typing.TYPE_CHECKING:
     from .sweep import Sweep, run_experiment
     from .spec import SweepOptions, SweepSpec, Via
     from .running import arun_episodes, run_episode, run_offline, run_sync
-    from .episodes import (Episode, check_options, episode_record, episode_session, harness_failure, named_profiles,
-        plan, profile_named, whole_number)
+    from .episodes import (Episode, MAX_EPISODES, check_options, episode_record, episode_session, harness_failure,
+        named_profiles, plan, profile_named, whole_number)
     from .guard import (DEFAULT_MAX_COST_USD, Guard, StopCause, SweepInterrupted, SweepRefused, SweepStopped,
         first_request_tokens, max_cost_usd, set_max_cost_usd, sweep_estimate)
     from .results import (API_FAILURE, Condition, FIELDS, HARNESS_ERROR, Record, ResultsWriter, check_source,
@@ -40,6 +40,7 @@ _WHERE = {
     "Guard": "guard",
     "HARNESS_ERROR": "results",
     "Leak": "presets",
+    "MAX_EPISODES": "episodes",
     "PRESETS": "presets",
     "Paired": "metrics",
     "PairedDifference": "stats",
@@ -122,16 +123,16 @@ __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "API_FAILURE", "CellRates", "Comparison", "Condition", "DEFAULT_MAX_COST_USD", "EPISODE_FIELDS", "Episode",
-    "FIELDS", "Guard", "HARNESS_ERROR", "Leak", "PRESETS", "Paired", "PairedDifference", "Preset", "PresetResult",
-    "Published", "Rate", "Record", "ResultsWriter", "SELF_REFLECTIVE", "StopCause", "Sweep", "SweepInterrupted",
-    "SweepOptions", "SweepRefused", "SweepSpec", "SweepStopped", "TokensPerSuccess", "Use", "Via", "Z95",
-    "api_failures", "arun_episodes", "assign", "audit", "cell_name", "cell_rows", "check_options", "check_source",
-    "compare_arms", "describe_api_failures", "episode_key", "episode_record", "episode_session", "expected_answers",
-    "failure_modes", "first_request_tokens", "fisher_exact", "groups", "harness_failure", "harness_record",
-    "max_cost_usd", "mcnemar_exact", "named_profiles", "newcombe_paired", "pair_records", "paired_difference",
-    "paired_recovery", "pass_k", "per_ticket", "plan", "preset_estimate", "preset_rows", "profile_named",
-    "published_rows", "read_records", "record_from_run", "record_kind", "recovery", "recovery_by_cell",
-    "recovery_rows", "repair", "run_episode", "run_experiment", "run_offline", "run_preset", "run_sync",
-    "set_max_cost_usd", "source_label", "source_of", "success", "sweep_estimate", "ticket_cell", "tokens_per_success",
-    "usable", "whole_number", "wilson",
+    "FIELDS", "Guard", "HARNESS_ERROR", "Leak", "MAX_EPISODES", "PRESETS", "Paired", "PairedDifference", "Preset",
+    "PresetResult", "Published", "Rate", "Record", "ResultsWriter", "SELF_REFLECTIVE", "StopCause", "Sweep",
+    "SweepInterrupted", "SweepOptions", "SweepRefused", "SweepSpec", "SweepStopped", "TokensPerSuccess", "Use",
+    "Via", "Z95", "api_failures", "arun_episodes", "assign", "audit", "cell_name", "cell_rows", "check_options",
+    "check_source", "compare_arms", "describe_api_failures", "episode_key", "episode_record", "episode_session",
+    "expected_answers", "failure_modes", "first_request_tokens", "fisher_exact", "groups", "harness_failure",
+    "harness_record", "max_cost_usd", "mcnemar_exact", "named_profiles", "newcombe_paired", "pair_records",
+    "paired_difference", "paired_recovery", "pass_k", "per_ticket", "plan", "preset_estimate", "preset_rows",
+    "profile_named", "published_rows", "read_records", "record_from_run", "record_kind", "recovery",
+    "recovery_by_cell", "recovery_rows", "repair", "run_episode", "run_experiment", "run_offline", "run_preset",
+    "run_sync", "set_max_cost_usd", "source_label", "source_of", "success", "sweep_estimate", "ticket_cell",
+    "tokens_per_success", "usable", "whole_number", "wilson",
 ]

@@ -24,7 +24,8 @@ Via = Literal["messages", "batch"]
 
 @dataclass(frozen=True)
 class SweepSpec:
-    """One sweep: styles × faults × break_loops × profiles × tickets × trials, and how to run it.
+    """One sweep: styles × faults × break_loops × profiles × tickets × trials (at most episodes.MAX_EPISODES
+    episodes), and how to run it.
 
     model: "offline" (the stand-in), a Claude model, or a local one ("ollama:qwen3:4b"; base_url for another
     server); with no API key a Claude name falls back to the stand-in, with a warning, and the records say
@@ -68,7 +69,7 @@ class SweepSpec:
             if isinstance(value, list):  # a list from a notebook or papermill: kept as the tuple it stands for
                 object.__setattr__(self, option, tuple(value))
         check_options(styles=self.styles, faults=self.faults, break_loops=self.break_loops, tickets=self.ticket_ids,
-                      trials=self.trials, first_seed=self.first_seed)
+                      trials=self.trials, first_seed=self.first_seed, profiles=len(self.profiles))
         if self.concurrency is not None:
             whole_number(self.concurrency, "concurrency")
         if self.out is not None and os.path.isdir(self.out):
