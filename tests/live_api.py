@@ -4,7 +4,7 @@ Point `ANTHROPIC_BASE_URL` at `LocalAPI.url` and a live client from `choose_mode
 TCP, exactly as it would to the real API. The server hands each request to a transport handler
 (`atlas_kit.models.transport.ScriptedAPI`, `OfflineModel`, ...), so answers, faults and raw bodies are scripted
 the same way as for the in-process transport. A handler that raises an httpx2 network error makes the
-server drop the connection without answering.
+server drop the connection without answering; `cut` drops it in the middle of a body.
 """
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ class LocalAPI:
     def __init__(self, handler: Callable[[dict[str, Any]], Any]) -> None:
         self.transport = MessagesTransport(handler)
         self.requests: list[dict[str, Any]] = []  # method, path, headers (lower-case names) of each request
+        # cut(path) -> how many bytes of the body to send before dropping the connection (None: send it whole)
+        self.cut: Callable[[str], int | None] = lambda path: None
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -75,7 +77,9 @@ class LocalAPI:
         http.send_header("content-length", str(len(content)))
         http.send_header("connection", "close")
         http.end_headers()
-        http.wfile.write(content)
+        keep = self.cut(http.path)
+        http.wfile.write(content if keep is None else content[:keep])  # short of its content-length: a cut body
+        http.close_connection = True
 
 
 @pytest.fixture
