@@ -60,22 +60,51 @@ def test_with_yes_a_live_sweep_runs_and_prints_what_it_spent(server, tmp_path, c
     assert f"Cost: ${spent:,.4f} spent by this run on 2 live episode(s)" in out and len(server.requests) >= 2
 
 
-def test_a_budget_stop_exits_3_and_says_how_to_resume(monkeypatch, tmp_path, capsys):
-    def costly(body):
-        reply = OfflineModel(seed=0)(body)
-        reply["usage"] = {"input_tokens": 10_000, "output_tokens": 1_000}
-        return reply
+def costly(body):
+    """The stand-in, every reply billed 10,000 tokens in and 1,000 out ($0.03 a call at claude-sonnet-5-5's price)."""
+    reply = OfflineModel(seed=0)(body)
+    reply["usage"] = {"input_tokens": 10_000, "output_tokens": 1_000}
+    return reply
 
+
+def _spent(path: Path) -> tuple[float, int]:
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return sum(r["cost_usd"] for r in lines), len(lines)
+
+
+def test_the_budget_is_a_total_for_the_results_file_and_a_rerun_cannot_spend_it_again(monkeypatch, tmp_path, capsys):
     with LocalAPI(costly) as api:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-        argv = ["experiment", "--model", MODEL, *SMALL, "--tickets", "T01,T02,T05", "--concurrency", "1",
-                "--out", str(tmp_path), "--yes"]
-        assert main([*argv, "--budget", "0.05"]) == 3
+        argv = ["experiment", "--model", MODEL, *SMALL, "--tickets", "T01,T02,T05,T06,T07,T08", "--out", str(tmp_path),
+                "--yes"]
+        assert main([*argv, "--budget", "0.10"]) == 3
         err = capsys.readouterr().err
-        assert "budget reached" in err and "run again with a larger budget (--budget" in err and "Traceback" not in err
+        spent, n = _spent(tmp_path / "experiment.jsonl")
+        assert 1 <= n < 6 and spent >= 0.10 and "Traceback" not in err
+        # what was really spent, counted once the episodes in flight had ended: never the figure when it stopped admitting
+        assert f"budget reached: ${spent:,.4f} spent by this run on {n} episode(s)" in err
+        assert f"have cost ${spent:,.4f} of the $0.10 budget, a total for the file" in err
+        assert "run again with a larger --budget" in err
+        asked = len(api.requests)
+        assert main([*argv, "--budget", "0.10"]) == 2  # the same budget again: refused, nothing sent
+        err = capsys.readouterr().err
+        assert len(api.requests) == asked and err.count("\n") == 1
+        assert f"refused: The budget is already spent: the episodes in {tmp_path / 'experiment.jsonl'} cost ${spent:,.4f}" in err
+        assert main([*argv, "--budget", f"{spent + 0.05:.4f}"]) == 3  # five cents more: one episode, alone, then stops
+        assert _spent(tmp_path / "experiment.jsonl")[1] == n + 1
         assert main([*argv, "--budget", "5"]) == 0
-    assert len((tmp_path / "experiment.jsonl").read_text().splitlines()) == 3
+        err = capsys.readouterr().err
+    assert _spent(tmp_path / "experiment.jsonl")[1] == 6
+
+
+def test_the_help_and_the_readme_say_the_budget_is_a_total(capsys):
+    with pytest.raises(SystemExit):
+        main(["experiment", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "a total for the results file" in shown and "refused once it is spent" in shown
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert "`--budget USD` is a total for the results file" in readme
 
 
 def test_a_rejected_key_exits_1_at_once_with_the_fix_and_no_key_shown(monkeypatch, tmp_path, capsys):
@@ -259,3 +288,4 @@ def test_the_help_says_how_many_episodes_a_sweep_may_plan(capsys):
         main(["experiment", "--help"])
     shown = " ".join(capsys.readouterr().out.split())
     assert f"at most {MAX_EPISODES:,} episodes" in shown and f"{MAX_EPISODES // 162} trials of the default 162" in shown
+

@@ -43,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "running the same command again resumes and never repeats an episode (episodes that failed at "
                     "the API are rerun). A live sweep prints its cost estimate and asks before it starts.",
         epilog="exit codes: 0 done; 1 stopped by the API (a rejected key, an outage); 2 bad input, or a live sweep "
-               "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1, 3 or 130. "
+               "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1 or 130, and "
+               "with a larger --budget after 3. "
                "Example: atlas-kit experiment --model offline --styles raw,contract --trials 20 --out results/")
     exp.add_argument("--model", default="offline", metavar="NAME",
                      help="'offline' (default): the rule-based stand-in, results labelled simulated; a local model, "
@@ -84,8 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--record", type=Path, default=None, metavar="PATH",
                      help="with a live model: record every call to this cassette, for replaying in class")
     exp.add_argument("--budget", type=_dollars, default=None, metavar="USD",
-                     help="live only: stop the sweep cleanly once it has spent this many US dollars; rerun to resume "
-                          "(default: no budget beyond the confirmed estimate)")
+                     help="live only: a total for the results file, in US dollars: what its episodes already cost "
+                          "plus this run. The sweep stops cleanly once the total is spent (exit 3) and is refused once "
+                          "it is spent; rerun with a larger --budget to go on (default: no budget beyond the confirmed "
+                          "estimate)")
     exp.add_argument("--yes", action="store_true",
                      help="live only: start without asking; a live sweep first prints its cost estimate and, with no "
                           "terminal to ask on, is refused unless --yes is given")

@@ -10,6 +10,7 @@ never runs a finished episode twice, and reruns the ones that ended at the API. 
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 import warnings
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from ..types import Record
 from .episodes import Episode, plan, profile_named
 from .guard import Guard, StopCause, SweepInterrupted, SweepStopped
 from .guard import max_cost_usd as limit_in_force
+from .guard import spent_in
 from .results import API_FAILURE, ResultsWriter, check_source, read_records
 from .running import arun_episodes, run_offline, run_sync
 from .spec import SweepOptions, SweepSpec
@@ -104,7 +106,8 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     limit = spec.max_cost_usd if spec.max_cost_usd is not None else limit_in_force()
     guard, est = Guard.before(source, todo, max_cost_usd=limit, budget_usd=spec.budget_usd, confirm=spec.confirm,
                               max_cost_per_episode=bounds.max_cost_usd, max_tokens=bounds.retry_max_tokens,
-                              batch=spec.via == "batch")
+                              batch=spec.via == "batch", spent_before=spent_in(spec.out) if source.costs_money else 0.0,
+                              where=os.fspath(spec.out) if spec.out is not None else "the results")
     new: dict[str, Record] = {}
     writer = ResultsWriter(spec.out) if spec.out is not None and todo else None
     lines_before = writer.path.read_bytes().count(b"\n") if writer is not None else 0
