@@ -289,3 +289,93 @@ def test_the_help_says_how_many_episodes_a_sweep_may_plan(capsys):
     shown = " ".join(capsys.readouterr().out.split())
     assert f"at most {MAX_EPISODES:,} episodes" in shown and f"{MAX_EPISODES // 162} trials of the default 162" in shown
 
+
+# --- a paid recording is never lost ---------------------------------------------------------------------------
+
+
+def _bad_record_paths(tmp: Path) -> dict[str, tuple[Path, str]]:
+    (tmp / "a-file").write_text("x")
+    (tmp / "a-folder").mkdir()
+    paths = {"under a file": (tmp / "a-file" / "tape.json", f"cannot be written ({tmp / 'a-file'} is a file"),
+             "a folder": (tmp / "a-folder", "is a folder")}
+    if Path("/dev/full").exists():
+        paths["a device"] = (Path("/dev/full"), "is not a regular file")
+    if Path("/proc/self").is_dir():
+        paths["in /proc"] = (Path("/proc/self/atlas/tape.json"), "cannot be written")
+    return paths
+
+
+@pytest.mark.parametrize("where", ["under a file", "a folder", "a device", "in /proc"])
+def test_a_record_path_that_cannot_be_written_is_refused_before_anything_is_sent(server, tmp_path, capsys, where):
+    paths = _bad_record_paths(tmp_path)
+    if where not in paths:
+        pytest.skip(f"this system has no {where}")
+    path, says = paths[where]
+    code = main(["experiment", "--model", MODEL, *SMALL, "--out", str(tmp_path / "out"), "--yes", "--record", str(path)])
+    captured = capsys.readouterr()
+    assert code == 2 and server.requests == [] and "Cost estimate" not in captured.out
+    assert f"the cassette path {path} (record=, --record) {says}" in captured.err and "nothing was sent" in captured.err
+    assert captured.err.count("atlas-kit experiment:") == 1 and "Traceback" not in captured.err
+    assert not (tmp_path / "out" / "experiment.jsonl").exists()
+
+
+def test_a_cassette_that_could_not_be_saved_is_written_by_the_next_run_without_calling_again(server, tmp_path, capsys,
+                                                                                            monkeypatch):
+    import errno
+
+    from atlas_kit.models.cassette import Cassette
+
+    out, tape = tmp_path / "live", tmp_path / "tapes" / "class.json"
+    argv = ["experiment", "--model", MODEL, *SMALL, "--tickets", "T01,T02,T04", "--out", str(out), "--yes"]
+    real = Cassette.save
+
+    def full(self, path):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(Cassette, "save", full)  # the disk fills while the sweep runs: the check before it passed
+    assert main([*argv, "--record", str(tmp_path / "full" / "class.json")]) == 2
+    err = capsys.readouterr().err
+    assert "could not be written (No space left on device); every recorded call is kept in" in err
+    assert f"{out / 'experiment.jsonl.tape'}: run the same command with a record path" in err
+    assert err.count("atlas-kit experiment:") == 1 and "Traceback" not in err
+    paid = len(server.requests)
+    assert paid >= 3 and len((out / "experiment.jsonl").read_text().splitlines()) == 3
+    monkeypatch.setattr(Cassette, "save", real)
+    assert main([*argv, "--record", str(tape)]) == 0  # every episode is done: it writes the cassette, and calls nothing
+    assert len(server.requests) == paid
+    held = Cassette.load(tape)
+    assert len(held.entries) == paid and len(held.episodes()) == 3
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    capsys.readouterr()
+    assert main(["experiment", *SMALL, "--tickets", "T01,T02,T04", "--cassette", str(tape),
+                 "--out", str(tmp_path / "class")]) == 0  # and it replays the whole sweep
+    live = [json.loads(line) for line in (out / "experiment.jsonl").read_text().splitlines()]
+    replayed = [json.loads(line) for line in (tmp_path / "class" / "experiment.jsonl").read_text().splitlines()]
+    same = ("key", "stop_reason", "correct", "steps", "tool_calls")
+    assert [{f: r[f] for f in same} for r in replayed] == [{f: r[f] for f in same} for r in live]
+
+
+def test_a_sweep_recorded_over_several_runs_makes_one_whole_cassette(monkeypatch, tmp_path, capsys):
+    from atlas_kit.models.cassette import Cassette
+
+    with LocalAPI(costly) as api:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+        argv = ["experiment", "--model", MODEL, *SMALL, "--tickets", "T01,T02,T05,T06", "--out", str(tmp_path / "live"),
+                "--yes", "--record", str(tmp_path / "class.json")]
+        assert main([*argv, "--budget", "0.07"]) == 3  # stopped part way: the cassette holds what ran
+        first = Cassette.load(tmp_path / "class.json").episodes()
+        assert 1 <= len(first) < 4
+        assert main([*argv, "--budget", "5"]) == 0  # the rest: the cassette gets them too, and keeps the first ones
+        whole = Cassette.load(tmp_path / "class.json")
+        assert len(whole.episodes()) == 4 and first < whole.episodes() and len(whole.entries) == len(api.requests)
+
+
+def test_a_rerun_that_recorded_nothing_writes_no_empty_cassette(server, tmp_path, capsys):
+    argv = ["experiment", "--model", MODEL, *SMALL, "--out", str(tmp_path / "live"), "--yes"]
+    assert main(argv) == 0  # without --record
+    capsys.readouterr()
+    assert main([*argv, "--record", str(tmp_path / "class.json")]) == 2
+    err = capsys.readouterr().err
+    assert "nothing to record: the 2 episode(s) of this sweep in" in err and "ran without record= (--record)" in err
+    assert not (tmp_path / "class.json").exists() and err.count("atlas-kit experiment:") == 1

@@ -1,7 +1,7 @@
 """Experiments: sweeps of conditions x tickets x trials, graded and appended to crash-safe results as they finish.
 
 What a sweep runs (episodes), running it (sweep) and guarding a live one (guard), the results file (results),
-recovery and its intervals (metrics), paired and exact tests (stats), the implicit-failure cells (implicit),
+a recorded sweep's calls (recording), recovery and its intervals (metrics), paired and exact tests (stats), the implicit-failure cells (implicit),
 published designs (presets), and the Message Batches path (batch/). Chapters 11 and 14.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ if _typing.TYPE_CHECKING:
         paired_recovery, pass_k, per_ticket, recovery, recovery_rows, success, usable, wilson)
     from .stats import (Comparison, EPISODE_FIELDS, PairedDifference, TokensPerSuccess, compare_arms, fisher_exact,
         mcnemar_exact, newcombe_paired, pair_records, paired_difference, tokens_per_success)
+    from .recording import Take, Tape, check_cassette_path, tape_path
     from .implicit import CellRates, cell_name, cell_rows, recovery_by_cell, ticket_cell
     from .presets import (Leak, PRESETS, Preset, PresetResult, Published, SELF_REFLECTIVE, assign, audit,
         expected_answers, preset_estimate, preset_rows, published_rows, run_preset)
@@ -58,6 +59,8 @@ _WHERE = {
     "SweepRefused": "guard",
     "SweepSpec": "spec",
     "SweepStopped": "guard",
+    "Take": "recording",
+    "Tape": "recording",
     "TokensPerSuccess": "stats",
     "Use": "metrics",
     "Via": "spec",
@@ -68,6 +71,7 @@ _WHERE = {
     "audit": "presets",
     "cell_name": "implicit",
     "cell_rows": "implicit",
+    "check_cassette_path": "recording",
     "check_options": "episodes",
     "check_source": "results",
     "compare_arms": "stats",
@@ -113,6 +117,7 @@ _WHERE = {
     "source_of": "results",
     "success": "metrics",
     "sweep_estimate": "guard",
+    "tape_path": "recording",
     "ticket_cell": "implicit",
     "tokens_per_success": "stats",
     "usable": "metrics",
@@ -125,14 +130,15 @@ __all__ = [
     "API_FAILURE", "CellRates", "Comparison", "Condition", "DEFAULT_MAX_COST_USD", "EPISODE_FIELDS", "Episode",
     "FIELDS", "Guard", "HARNESS_ERROR", "Leak", "MAX_EPISODES", "PRESETS", "Paired", "PairedDifference", "Preset",
     "PresetResult", "Published", "Rate", "Record", "ResultsWriter", "SELF_REFLECTIVE", "StopCause", "Sweep",
-    "SweepInterrupted", "SweepOptions", "SweepRefused", "SweepSpec", "SweepStopped", "TokensPerSuccess", "Use",
-    "Via", "Z95", "api_failures", "arun_episodes", "assign", "audit", "cell_name", "cell_rows", "check_options",
-    "check_source", "compare_arms", "describe_api_failures", "episode_key", "episode_record", "episode_session",
-    "expected_answers", "failure_modes", "first_request_tokens", "fisher_exact", "groups", "harness_failure",
-    "harness_record", "max_cost_usd", "mcnemar_exact", "named_profiles", "newcombe_paired", "pair_records",
-    "paired_difference", "paired_recovery", "pass_k", "per_ticket", "plan", "preset_estimate", "preset_rows",
-    "profile_named", "published_rows", "read_records", "record_from_run", "record_kind", "recovery",
-    "recovery_by_cell", "recovery_rows", "repair", "run_episode", "run_experiment", "run_offline", "run_preset",
-    "run_sync", "set_max_cost_usd", "source_label", "source_of", "success", "sweep_estimate", "ticket_cell",
-    "tokens_per_success", "usable", "whole_number", "wilson",
+    "SweepInterrupted", "SweepOptions", "SweepRefused", "SweepSpec", "SweepStopped", "Take", "Tape",
+    "TokensPerSuccess", "Use", "Via", "Z95", "api_failures", "arun_episodes", "assign", "audit", "cell_name",
+    "cell_rows", "check_cassette_path", "check_options", "check_source", "compare_arms", "describe_api_failures",
+    "episode_key", "episode_record", "episode_session", "expected_answers", "failure_modes", "first_request_tokens",
+    "fisher_exact", "groups", "harness_failure", "harness_record", "max_cost_usd", "mcnemar_exact",
+    "named_profiles", "newcombe_paired", "pair_records", "paired_difference", "paired_recovery", "pass_k",
+    "per_ticket", "plan", "preset_estimate", "preset_rows", "profile_named", "published_rows", "read_records",
+    "record_from_run", "record_kind", "recovery", "recovery_by_cell", "recovery_rows", "repair", "run_episode",
+    "run_experiment", "run_offline", "run_preset", "run_sync", "set_max_cost_usd", "source_label", "source_of",
+    "success", "sweep_estimate", "tape_path", "ticket_cell", "tokens_per_success", "usable", "whole_number",
+    "wilson",
 ]

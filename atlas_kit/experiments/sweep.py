@@ -30,6 +30,7 @@ from .episodes import Episode, plan, profile_named
 from .guard import Guard, StopCause, SweepInterrupted, SweepStopped
 from .guard import max_cost_usd as limit_in_force
 from .guard import spent_in
+from .recording import start_tape, write_cassette
 from .results import API_FAILURE, ResultsWriter, check_source, read_records
 from .running import arun_episodes, run_offline, run_sync
 from .spec import SweepOptions, SweepSpec
@@ -82,23 +83,15 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     choice = _choose(spec)
     source = choice.source
     local = source.local and source.kind == "live"
-    if spec.record is not None and choice.mode != "live":
-        raise ValueError(f"record= needs a live model (Claude with ANTHROPIC_API_KEY, or a local one); this sweep "
-                         f"would run {source.label}.")
-    if choice.mode != "offline" and any(p is not None for p in spec.profiles):
-        raise ValueError(f"profiles apply only to the offline stand-in, not to {choice.model} ({choice.mode}); "
-                         "pass profiles=(None,).")
-    if local and spec.via == "batch":
-        raise ValueError("via='batch' is the Message Batches API, Anthropic's; a local model runs one call at a "
-                         "time: drop --via batch.")
-    if local and spec.budget_usd is not None:
-        raise ValueError("a local model costs nothing, so a budget does not apply: drop --budget (budget_usd).")
+    _refuse(spec, choice)
     episodes = plan(styles=spec.styles, faults=spec.faults, break_loops=spec.break_loops, profiles=spec.profiles,
                     tickets=spec.ticket_ids, trials=spec.trials, model=choice.model, first_seed=spec.first_seed)
     old = {r["key"]: r for r in read_records(spec.out)} if spec.out is not None else {}
     if spec.out is not None:
         check_source(old.values(), source, spec.out)
     todo = [e for e in episodes if e.key not in old or old[e.key].get("stop_reason") == API_FAILURE]
+    tape = start_tape(choice.recording, record=spec.record, out=spec.out, left=len(todo),
+                      done=[e.key for e in episodes if e.key in old])  # before anything is paid for
     if choice.mode == "replay" and todo and spec.cassette is not None:
         Cassette.load(spec.cassette).require([e.key for e in todo], path=spec.cassette)
     notes = _preflight(choice, todo)
@@ -116,6 +109,8 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     pace = _Pace(len(todo), say=(bar.write if spec.progress else print)) if local else None
 
     def keep(record: Record) -> None:
+        if tape is not None:  # its calls reach the disk before its record does: a record is never without them
+            tape.keep(record["key"])
         if writer is not None:
             writer.append(record)
         new[record["key"]] = record
@@ -125,6 +120,7 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
             pace.tick()
 
     batch: BatchReport | None = None
+    unsaved: ValueError | None = None
     try:
         batch = _run(spec, choice, episodes, todo, guard, keep, bar)
     except KeyboardInterrupt:
@@ -137,8 +133,15 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
         bar.close()
         if writer is not None:
             writer.close()
-        if choice.recording is not None and spec.record is not None:
-            choice.recording.save(spec.record)  # whatever finished is replayable, even after an interruption
+        if tape is not None and spec.record is not None:  # whatever finished is replayable, even after an interrupt
+            kept = [e.key for e in episodes if e.key in old or e.key in new]
+            try:
+                note = write_cassette(tape, kept, spec.record)
+                notes += (note,) if note else ()
+            except ValueError as err:  # the calls are on the tape; a rerun with a good path writes them
+                unsaved = err
+    if unsaved is not None:
+        raise unsaved
     merged = {**old, **new}
     records = [merged[e.key] for e in episodes if e.key in merged]
     failed = sum(r.get("stop_reason") == API_FAILURE for r in records)
@@ -149,6 +152,23 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
             f"{failed} of {len(records)} episodes failed at the API; they are not counted against the model, "
             "and running the same command again retries them.")
     return result
+
+
+def _refuse(spec: SweepSpec, choice: ModelChoice) -> None:
+    """Refuse options this model cannot take, before anything runs."""
+    source = choice.source
+    local = source.local and source.kind == "live"
+    if spec.record is not None and choice.mode != "live":
+        raise ValueError(f"record= needs a live model (Claude with ANTHROPIC_API_KEY, or a local one); this sweep "
+                         f"would run {source.label}.")
+    if choice.mode != "offline" and any(p is not None for p in spec.profiles):
+        raise ValueError(f"profiles apply only to the offline stand-in, not to {choice.model} ({choice.mode}); "
+                         "pass profiles=(None,).")
+    if local and spec.via == "batch":
+        raise ValueError("via='batch' is the Message Batches API, Anthropic's; a local model runs one call at a "
+                         "time: drop --via batch.")
+    if local and spec.budget_usd is not None:
+        raise ValueError("a local model costs nothing, so a budget does not apply: drop --budget (budget_usd).")
 
 
 def _run(spec: SweepSpec, choice: ModelChoice, episodes: list[Episode], todo: list[Episode], guard: Guard,
