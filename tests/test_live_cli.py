@@ -379,3 +379,26 @@ def test_a_rerun_that_recorded_nothing_writes_no_empty_cassette(server, tmp_path
     err = capsys.readouterr().err
     assert "nothing to record: the 2 episode(s) of this sweep in" in err and "ran without record= (--record)" in err
     assert not (tmp_path / "class.json").exists() and err.count("atlas-kit experiment:") == 1
+
+
+def test_a_recording_interrupted_with_ctrl_c_keeps_what_finished_and_a_rerun_completes_the_cassette(tmp_path,
+                                                                                                    monkeypatch):
+    from atlas_kit.models.cassette import Cassette
+
+    def slow(body):
+        time.sleep(0.05)
+        return OfflineModel(seed=0)(body)
+
+    tickets = ",".join(f"T{i:02d}" for i in range(1, 7))
+    argv = ["experiment", "--model", MODEL, "--styles", "contract", "--faults", "on", "--trials", "1", "--tickets",
+            tickets, "--out", str(tmp_path / "live"), "--no-progress", "--yes", "--record", str(tmp_path / "class.json")]
+    with LocalAPI(slow) as api:
+        done = _interrupt(argv, tmp_path / "live" / "experiment.jsonl", env=_env(api))
+        assert done.returncode == 130 and "Traceback" not in done.stderr, done.stderr
+        finished = len((tmp_path / "live" / "experiment.jsonl").read_text().splitlines())
+        assert len(Cassette.load(tmp_path / "class.json").episodes()) == finished  # what finished is replayable
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+        monkeypatch.delenv("ATLAS_MODEL", raising=False)
+        assert main(argv) == 0
+    assert len(Cassette.load(tmp_path / "class.json").episodes()) == 6
