@@ -380,6 +380,27 @@ def test_a_hung_api_is_announced_and_still_ends_at_the_timeout(live, monkeypatch
     assert "answered after" not in err.text  # it never was
 
 
+def test_one_watchdog_announces_every_sync_call_still_waiting_and_nothing_once_they_ended():
+    from atlas_kit.models.api_watch import Watch
+
+    heard, both = [], threading.Event()
+
+    def listener(notice):
+        heard.append(notice)
+        if {n.attempt for n in heard if not n.answered} == {1, 2}:
+            both.set()
+
+    with Watch(0.05, 10.0, 1, listener), Watch(0.05, 10.0, 2, listener):
+        assert both.wait(10)  # two calls in flight at once, each announced by the one thread
+    ended = len(heard)
+    assert [n.answered for n in heard[-2:]] == [True, True] and {n.attempt for n in heard[-2:]} == {1, 2}
+    time.sleep(0.2)  # four more periods: a watch that ended is never announced again
+    assert len(heard) == ended
+    with Watch(10.0, 10.0, 3, listener):  # the timeout comes first: nothing to watch
+        pass
+    assert len(heard) == ended
+
+
 def test_a_live_sweep_shows_a_call_still_waiting_on_its_progress_bar(live, monkeypatch):
     from atlas_kit.experiments.sweep import sweep
     from atlas_kit.models.provider import Provider

@@ -24,8 +24,8 @@ if _typing.TYPE_CHECKING:
     from .providers._watch import ContextWarning, ContextWatch
     from .replies import (APIFailure, APIStopReason, API_STOP_REASONS, FATAL, FailureReason, MAX_CALL_TOKENS, Reply,
         failure_from, read_reply)
-    from .api_retry import (APIRetry, BoundedRetry, GAVE_UP, Notice, Wait, Waiting, announce_waits, bounded,
-        gave_up)
+    from .api_retry import APIRetry, BoundedRetry, GAVE_UP, Notice, Wait, announce_waits, bounded, gave_up
+    from .api_watch import Waiting
     from .pricing import (BATCH_DISCOUNT, Estimate, Guess, HIGH, LOW, PRICES, PRICES_AS_OF, Price, cost_usd,
         estimate, price_for, price_note, run_cost_usd, run_price_note, set_price)
     from .transport import (APIFault, Answer, BASE_URL, Handler, HandlerError, MessagesTransport, PLACEHOLDER_KEY,
@@ -99,7 +99,7 @@ _WHERE = {
     "Spelling": "choose",
     "StandIn": "providers.standin",
     "Wait": "api_retry",
-    "Waiting": "api_retry",
+    "Waiting": "api_watch",
     "announce_waits": "api_retry",
     "bounded": "api_retry",
     "check_url": "providers.local",

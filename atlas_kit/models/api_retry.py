@@ -14,7 +14,6 @@ import contextvars
 import email.utils
 import math
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Union
@@ -22,8 +21,9 @@ from typing import Any, Callable, Iterator, Mapping, Union
 import anthropic
 import httpx2
 
+from .api_watch import Waiting, Watch
 
-__all__ = ["GAVE_UP", "APIRetry", "BoundedRetry", "Notice", "Wait", "Waiting", "announce_waits", "bounded", "gave_up"]
+__all__ = ["GAVE_UP", "APIRetry", "BoundedRetry", "Notice", "Wait", "announce_waits", "bounded", "gave_up"]
 
 GAVE_UP = "atlas_kit.gave_up"  # the response extension that holds the Wait that gave up (a typed value)
 
@@ -93,22 +93,6 @@ class Wait:
         return f"API answered {what}; waiting {_s(self.seconds)} s before retry {self.retry}."
 
 
-@dataclass(frozen=True)
-class Waiting:
-    """An attempt still unanswered after `seconds` (`answered`: it has now been answered, after that long)."""
-
-    seconds: float
-    attempt: int
-    timeout: float
-    answered: bool = False
-
-    def line(self) -> str:
-        if self.answered:
-            return f"API answered after {_s(self.seconds)} s."
-        return (f"API call still waiting after {_s(self.seconds)} s (attempt {self.attempt}); an attempt that hears "
-                f"nothing for {_s(self.timeout)} s fails as a timeout (APIRetry.timeout).")
-
-
 Notice = Union[Wait, Waiting]
 """What the retry layer announces: a wait it decided on, or a call that is still waiting."""
 
@@ -135,62 +119,12 @@ _LISTENER: contextvars.ContextVar[Callable[[Notice], None]] = contextvars.Contex
 @contextlib.contextmanager
 def announce_waits(listener: Callable[[Notice], None]) -> Iterator[None]:
     """Send long waits, give-ups and calls still waiting to `listener` (a sweep's progress bar) instead of a note
-    on stderr. Calls still waiting are announced from a timer thread in sync code."""
+    on stderr. Calls still waiting are announced from the watchdog thread in sync code (api_watch.py)."""
     token = _LISTENER.set(listener)
     try:
         yield
     finally:
         _LISTENER.reset(token)
-
-
-class _Watch:
-    """While one attempt is in flight, tell the listener every `note_after` seconds that it is still waiting.
-
-    A sync attempt is watched from a timer thread, an async one from the event loop; either way the watch ends
-    with the attempt, so it never lengthens a wait. Nothing is started when the timeout comes first.
-    """
-
-    def __init__(self, policy: APIRetry, attempt: int) -> None:
-        self.policy, self.attempt, self.listener = policy, attempt, _LISTENER.get()
-        self.started, self.told = time.monotonic(), 0
-        self.on = policy.note_after < policy.timeout
-        self._done, self._lock = threading.Event(), threading.Lock()
-        self._handle: asyncio.TimerHandle | None = None
-
-    def _tell(self) -> None:
-        self.told += 1
-        self.listener(Waiting(time.monotonic() - self.started, self.attempt, self.policy.timeout))
-
-    def __enter__(self) -> _Watch:
-        if self.on:
-            threading.Thread(target=self._run, daemon=True, name="atlas-api-watch").start()
-        return self
-
-    def _run(self) -> None:
-        while not self._done.wait(self.policy.note_after):
-            with self._lock:  # never "still waiting" after the attempt ended
-                if not self._done.is_set():
-                    self._tell()
-
-    async def __aenter__(self) -> _Watch:
-        if self.on:
-            self._handle = asyncio.get_running_loop().call_later(self.policy.note_after, self._tick)
-        return self
-
-    def _tick(self) -> None:
-        self._tell()
-        self._handle = asyncio.get_running_loop().call_later(self.policy.note_after, self._tick)
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._done.set()
-        if self._handle is not None:
-            self._handle.cancel()
-        if self.told and exc[0] is None:  # after "still waiting", say that it ended
-            self.listener(Waiting(time.monotonic() - self.started, self.attempt, self.policy.timeout, answered=True))
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.__exit__(*exc)
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:
@@ -243,7 +177,7 @@ class BoundedRetry(anthropic.Middleware):
         while True:
             retry += 1
             try:
-                with _Watch(self.policy, retry):
+                with Watch(self.policy.note_after, self.policy.timeout, retry, _LISTENER.get()):
                     response = call_next(request)
             except (anthropic.APITimeoutError, anthropic.APIConnectionError):
                 seconds = self._decide(retry, None, waited)
@@ -264,7 +198,7 @@ class BoundedRetry(anthropic.Middleware):
         while True:
             retry += 1
             try:
-                async with _Watch(self.policy, retry):
+                async with Watch(self.policy.note_after, self.policy.timeout, retry, _LISTENER.get()):
                     response = await call_next(request)
             except (anthropic.APITimeoutError, anthropic.APIConnectionError):
                 seconds = self._decide(retry, None, waited)
