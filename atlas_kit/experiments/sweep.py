@@ -30,7 +30,7 @@ from .episodes import Episode, plan, profile_named
 from .guard import Guard, StopCause, SweepInterrupted, SweepStopped
 from .guard import max_cost_usd as limit_in_force
 from .guard import spent_in
-from .recording import start_tape, write_cassette
+from .recording import Tape, start_tape, write_cassette
 from .results import API_FAILURE, ResultsWriter, check_source, read_records
 from .running import arun_episodes, run_offline, run_sync
 from .spec import SweepOptions, SweepSpec
@@ -134,12 +134,8 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
         if writer is not None:
             writer.close()
         if tape is not None and spec.record is not None:  # whatever finished is replayable, even after an interrupt
-            kept = [e.key for e in episodes if e.key in old or e.key in new]
-            try:
-                note = write_cassette(tape, kept, spec.record)
-                notes += (note,) if note else ()
-            except ValueError as err:  # the calls are on the tape; a rerun with a good path writes them
-                unsaved = err
+            note, unsaved = _save(tape, [e.key for e in episodes if e.key in old or e.key in new], spec.record)
+            notes += (note,) if note else ()
     if unsaved is not None:
         raise unsaved
     merged = {**old, **new}
@@ -152,6 +148,15 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
             f"{failed} of {len(records)} episodes failed at the API; they are not counted against the model, "
             "and running the same command again retries them.")
     return result
+
+
+def _save(tape: Tape, keys: list[str], path: str | os.PathLike[str]) -> tuple[str, ValueError | None]:
+    """Write the cassette; its note, or the error to raise once the sweep has closed everything (never during an
+    interrupt: the calls are on the tape, and a rerun with a good path writes them)."""
+    try:
+        return write_cassette(tape, keys, path), None
+    except ValueError as err:
+        return "", err
 
 
 def _refuse(spec: SweepSpec, choice: ModelChoice) -> None:
