@@ -140,6 +140,8 @@ def test_what_a_results_file_cost_counts_every_paid_line_a_failed_copy_too(tmp_p
     out.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"key": "d", "cost_usd": 5')  # a cut last line
     assert G.spent_in(out) == pytest.approx(0.06) and G.spent_in(tmp_path / "none.jsonl") == 0.0
     assert len(read_records(out)) == 5  # the failed copy gave way to its rerun, but it was paid for
+    out.write_text(out.read_text() + "\nnot json\n")
+    assert G.spent_in(out) == pytest.approx(0.06)  # the damage is read_records' to name, with its line
 
 
 def test_the_progress_bar_and_summary_report_spend(live):

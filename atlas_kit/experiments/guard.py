@@ -84,7 +84,10 @@ def spent_in(path: str | os.PathLike[str] | None) -> float:
         lines = f.read().split(b"\n")[:-1]  # the piece after the last newline is a line a crash cut short
     total = 0.0
     for line in lines:
-        record = json.loads(line) if line.strip() else {}
+        try:
+            record = json.loads(line) if line.strip() else {}
+        except ValueError:  # a damaged line: read_records names it when the sweep reads the file
+            continue
         live = isinstance(record, dict) and record_kind(record) == "live"
         cost = record.get("cost_usd") if live else None
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost) and cost > 0:
