@@ -11,6 +11,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..types.sets import MAX_EPISODES
 from .args import (ON_OFF, STYLE_NAMES, _cassette, _chapter, _csv, _dollars, _existing, _name, _positive,
     _preset_name, _profile, _seconds, _seed, _ticket, _tickets)
 from .audit import add_audit_parser
@@ -43,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "running the same command again resumes and never repeats an episode (episodes that failed at "
                     "the API are rerun). A live sweep prints its cost estimate and asks before it starts.",
         epilog="exit codes: 0 done; 1 stopped by the API (a rejected key, an outage); 2 bad input, or a live sweep "
-               "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1, 3 or 130. "
+               "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1 or 130, and "
+               "with a larger --budget after 3. "
                "Example: atlas-kit experiment --model offline --styles raw,contract --trials 20 --out results/")
     exp.add_argument("--model", default="offline", metavar="NAME",
                      help="'offline' (default): the rule-based stand-in, results labelled simulated; a local model, "
@@ -57,7 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--styles", type=_csv("style", STYLE_NAMES), default=list(STYLE_NAMES), metavar="LIST",
                      help=f"error styles to compare, comma-separated, from {','.join(STYLE_NAMES)} (default: all)")
     exp.add_argument("--trials", type=_positive, default=5, metavar="N",
-                     help="trials per ticket and condition; trial i runs with seed FIRST_SEED + i (default: 5)")
+                     help="trials per ticket and condition; trial i runs with seed FIRST_SEED + i (default: 5). A "
+                          f"sweep plans at most {MAX_EPISODES:,} episodes (conditions × tickets × trials; it holds them "
+                          "and its results in memory); a larger plan is refused at once, naming the most trials it "
+                          "allows")
     exp.add_argument("--first-seed", type=_seed, default=0, metavar="FIRST_SEED",
                      help="the seed of trial 0 (default: 0)")
     exp.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",
@@ -80,10 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--cassette", type=_cassette, default=None, metavar="PATH",
                      help="replay a recorded cassette instead of calling a model: no key, no network")
     exp.add_argument("--record", type=Path, default=None, metavar="PATH",
-                     help="with a live model: record every call to this cassette, for replaying in class")
+                     help="with a live model: record every call to this cassette, for replaying in class; the path "
+                          "is tried before anything is sent, and the calls are also kept beside the results "
+                          "(NAME.jsonl.tape), so a rerun writes the whole cassette, whichever run made them")
     exp.add_argument("--budget", type=_dollars, default=None, metavar="USD",
-                     help="live only: stop the sweep cleanly once it has spent this many US dollars; rerun to resume "
-                          "(default: no budget beyond the confirmed estimate)")
+                     help="live only: a total for the results file, in US dollars: what its episodes already cost "
+                          "plus this run. The sweep stops cleanly once the total is spent (exit 3) and is refused once "
+                          "it is spent; rerun with a larger --budget to go on (default: no budget beyond the confirmed "
+                          "estimate)")
     exp.add_argument("--yes", action="store_true",
                      help="live only: start without asking; a live sweep first prints its cost estimate and, with no "
                           "terminal to ask on, is refused unless --yes is given")

@@ -16,7 +16,7 @@ from .events import (APIFailureEvent, AttemptEvent, BoundEvent, CallEvent, Error
     StoppedEvent, TraceEvent, TransientEvent, UnanswerableEvent, events_of)
 from .records import (RECORD_FIELDS, RENDERERS, SIMULATED, SOURCE_KINDS, FailureNote, FinishedRun, Record, RunLike,
     Source, SourceKind, TableRows)
-from .sets import (API_STOP_REASONS, DEFAULT_MODEL, STOP_REASONS, STYLE_NAMES, APIStopReason, EpisodeStop, FaultKind,
+from .sets import (API_STOP_REASONS, DEFAULT_MODEL, MAX_EPISODES, STOP_REASONS, STYLE_NAMES, APIStopReason, EpisodeStop, FaultKind,
     ImplicitKind, JSONObject, Mode, RefusalKind, StopReason, StyleName, TransientKind)
 from .walk import blocks, canonical, content_blocks, result_text
 
@@ -24,7 +24,7 @@ __all__ = [
     "AsyncMessagesAPI", "AsyncMessagesClient", "MessagesAPI", "MessagesClient", "WireRequest", "wire",
     "APIFailureEvent", "APIStopReason", "API_STOP_REASONS", "AttemptEvent", "Block", "BoundEvent", "CallEvent",
     "DEFAULT_MODEL", "EpisodeStop", "ErrorEvent", "EscalatedEvent", "EventKind", "EventLog", "FailureNote",
-    "FaultKind", "FinishedEvent", "FinishedRun", "ImplicitKind", "JSONObject", "LoopDetectedEvent",
+    "FaultKind", "FinishedEvent", "FinishedRun", "ImplicitKind", "JSONObject", "LoopDetectedEvent", "MAX_EPISODES",
     "MaxTokensRetryEvent", "Message", "MessageBody", "MessagesRequest", "Mode", "Placed", "RECORD_FIELDS",
     "RENDERERS", "Record", "RefusalKind", "RefusedEvent", "ResultEvent", "Role", "RunLike", "SIMULATED",
     "SOURCE_KINDS", "STOP_REASONS", "STYLE_NAMES", "SilentFaultEvent", "Source", "SourceKind", "StopReason",
