@@ -11,7 +11,7 @@ import json
 import os
 import signal
 import sys
-from typing import IO, AsyncIterator, cast
+from typing import IO, AsyncIterator, Iterator, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
@@ -67,15 +67,19 @@ def malformed_reply(line: str, *, style: str) -> JSONRPCError | None:
 
 async def _screen(incoming: ReadStream[SessionMessage | Exception], out: MemoryObjectSendStream[SessionMessage | Exception],
                   write: WriteStream[SessionMessage], lines: _Lines, style: str) -> None:
-    """Pass every message on to the server; answer, in its place, each request the SDK could not read."""
+    """Pass every message on to the server; answer, in its place, each request the SDK could not read. Ends quietly
+    when the server has stopped taking messages (the client went away)."""
     async with out:
-        async for item in incoming:
-            # The SDK's reader sends the error for a line before it reads the next, so `lines.last` is that line.
-            reply = malformed_reply(lines.last, style=style) if isinstance(item, Exception) else None
-            if reply is not None:
-                await write.send(SessionMessage(reply))
-            else:
-                await out.send(item)
+        try:
+            async for item in incoming:
+                # The SDK's reader sends the error for a line before it reads the next, so `lines.last` is that line.
+                reply = malformed_reply(lines.last, style=style) if isinstance(item, Exception) else None
+                if reply is not None:
+                    await write.send(SessionMessage(reply))
+                else:
+                    await out.send(item)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return
 
 
 async def _stop_on_signal(server: AtlasMCP) -> None:
@@ -113,9 +117,20 @@ async def serve_stdio(server: AtlasMCP) -> None:
         stdin.close()
 
 
+_GONE = (BrokenPipeError, ConnectionResetError)  # the client closed its end of the pipe
+_AFTER = (anyio.BrokenResourceError, anyio.ClosedResourceError)  # what the server's own streams raise then
+
+
 def _client_gone(exc: BaseException) -> bool:
-    """Whether `exc` (or every exception a group holds) says the client closed its end of the pipe."""
-    inner = getattr(exc, "exceptions", None)
+    """Whether `exc` says the client went away: a broken pipe, alone or in a group with only what follows from it."""
+    found = list(_leaves(exc))
+    return any(isinstance(e, _GONE) for e in found) and all(isinstance(e, _GONE + _AFTER) for e in found)
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    inner = getattr(exc, "exceptions", None)  # an exception group (the builtin on 3.11+, anyio's backport on 3.10)
     if isinstance(inner, tuple):
-        return bool(inner) and all(_client_gone(e) for e in inner)
-    return isinstance(exc, (BrokenPipeError, ConnectionResetError))
+        for each in inner:
+            yield from _leaves(each)
+    else:
+        yield exc
