@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Union
+from typing import Union
 
 from .data import World
+from .ledger import IssuedRefund, OpenedEscalation, OrderChange, StockField
+from ..types import JSONObject
 
 __all__ = ["Call", "Change", "Escalation", "Fact", "Lookup", "Outcome", "Refund", "Script", "call", "mentions"]
 
@@ -23,7 +25,8 @@ class Refund:
     invoice_id: str | tuple[str, ...]
     amount_cents: int
 
-    def matches(self, refund: dict[str, Any]) -> bool:
+    def matches(self, refund: IssuedRefund) -> bool:
+        """Whether this recorded refund is the one expected."""
         ids = (self.invoice_id,) if isinstance(self.invoice_id, str) else self.invoice_id
         return refund["invoice_id"] in ids and refund["amount_cents"] == self.amount_cents
 
@@ -36,7 +39,8 @@ class Change:
     action: str  # cancel | change_quantity | change_address
     quantity: int | None = None
 
-    def matches(self, change: dict[str, Any]) -> bool:
+    def matches(self, change: OrderChange) -> bool:
+        """Whether this recorded order change is the one expected."""
         action = ("cancel" if change.get("status") == "cancelled" else
                   "change_quantity" if "quantity" in change else "change_address")
         return (change["order_id"] == self.order_id and action == self.action
@@ -50,7 +54,8 @@ class Escalation:
     account_id: str
     queue: str
 
-    def matches(self, item: dict[str, Any]) -> bool:
+    def matches(self, item: OpenedEscalation) -> bool:
+        """Whether this recorded escalation is the one expected."""
         return bool(item["account_id"] == self.account_id and item["queue"] == self.queue)
 
 
@@ -63,7 +68,7 @@ class Lookup:
     date_from: str
     date_to: str
     region: str | None
-    field: str  # units_shipped | on_hand
+    field: StockField
 
     def resolve(self, world: World) -> str:
         found = world.stock(self.sku, date.fromisoformat(self.date_from), date.fromisoformat(self.date_to), self.region)
@@ -113,10 +118,10 @@ class Outcome:
 @dataclass(frozen=True)
 class Call:
     tool: str
-    input: dict[str, Any] = field(default_factory=dict)
+    input: JSONObject = field(default_factory=dict)
 
 
-def call(tool: str, **input: Any) -> Call:
+def call(tool: str, **input: object) -> Call:
     """One step of a Script: call `tool` with these arguments."""
     return Call(tool, input)
 

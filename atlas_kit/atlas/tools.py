@@ -10,7 +10,8 @@ import copy
 from functools import lru_cache
 from ..dispatch.tool import CallContext, Handler, Tool
 from ..types import JSONObject
-from .data import ID_DIGITS, QUEUES, REGIONS, TENANTS, World
+from .data import QUEUES, REGIONS, TENANTS, World
+from .formats import ID_DIGITS
 from .handlers import Desk
 
 __all__ = ["TOOL_NAMES", "build_tools"]

@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, cast, overload
+from typing import Iterable, Literal, TypedDict, Union, cast, overload
 
 import anthropic
 import httpx2
@@ -21,8 +21,8 @@ from .api_retry import APIRetry, bounded
 from ..contract.redaction import redact
 from ..types import JSONObject, Source, canonical
 
-__all__ = ["CASSETTE_FORMAT", "EPISODE_HEADER", "IGNORED_FIELDS", "Cassette", "RecordingTransport", "fingerprint",
-           "recording_client"]
+__all__ = ["CASSETTE_FORMAT", "EPISODE_HEADER", "IGNORED_FIELDS", "Cassette", "CassetteEntry", "RecordingTransport",
+           "fingerprint", "recording_client"]
 
 CASSETTE_FORMAT = "atlas_kit.cassette/1"
 # Fields that cannot change the answer. Every other field counts, so a field the SDK adds
@@ -33,7 +33,19 @@ EPISODE_HEADER = "x-atlas-episode"
 _ENTRY_FIELDS = ("fingerprint", "request", "response")
 
 
-def fingerprint(body: dict[str, Any]) -> str:
+class _EntryFields(TypedDict):
+    fingerprint: str
+    request: JSONObject
+    response: JSONObject
+
+
+class CassetteEntry(_EntryFields, total=False):
+    """One recorded call: the request's fingerprint, both bodies (redacted), and the sweep episode it was made in."""
+
+    episode: str
+
+
+def fingerprint(body: JSONObject) -> str:
     """sha256 of the canonical JSON (sorted keys, compact) of the fields that determine the answer.
 
     Those are all fields except `IGNORED_FIELDS`: model, system, messages, tools, tool_choice,
@@ -55,18 +67,18 @@ class Cassette:
 
     model: str
     recorded_on: str = field(default_factory=lambda: _dt.date.today().isoformat())
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[CassetteEntry] = field(default_factory=list)
     server: str | None = None  # the local server a local model was recorded on (types.Source.server)
 
-    def record(self, request: dict[str, Any], response: dict[str, Any], *, episode: str | None = None) -> None:
+    def record(self, request: JSONObject, response: JSONObject, *, episode: str | None = None) -> None:
         """Append one call, tagged with its sweep episode if any; both bodies are redacted before they are kept."""
-        entry: dict[str, Any] = {"fingerprint": fingerprint(request), "request": redact(request),
+        entry: CassetteEntry = {"fingerprint": fingerprint(request), "request": redact(request),
                                  "response": redact(response)}
         if episode:
             entry["episode"] = episode
         self.entries.append(entry)
 
-    def lookup(self, body: dict[str, Any], *, nth: int = 0, episode: str | None = None) -> dict[str, Any] | None:
+    def lookup(self, body: JSONObject, *, nth: int = 0, episode: str | None = None) -> JSONObject | None:
         """The response recorded for the `nth` occurrence of this request (within `episode`, if given), or None."""
         key = fingerprint(body)
         matches = [e["response"] for e in self.entries
@@ -94,7 +106,7 @@ class Cassette:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Pretty, deterministic JSON: sorted keys, entries in recording order."""
-        data: dict[str, Any] = {"format": CASSETTE_FORMAT, "model": self.model, "recorded_on": self.recorded_on,
+        data: JSONObject = {"format": CASSETTE_FORMAT, "model": self.model, "recorded_on": self.recorded_on,
                                 "entries": self.entries}
         if self.server is not None:
             data["server"] = self.server
@@ -194,16 +206,20 @@ def _recordable(request: httpx2.Request, response: httpx2.Response) -> bool:
     )
 
 
+_Inner = Union[httpx2.BaseTransport, httpx2.AsyncBaseTransport]
+"""The transport a recording forwards to (the network's, or an in-process one)."""
+
+
 @overload
-def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
+def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: _Inner | None = ...,
                      async_: Literal[False] = ..., max_retries: int | None = ...,
                      retry: APIRetry | None = ...) -> anthropic.Anthropic: ...
 @overload
-def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
+def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: _Inner | None = ...,
                      async_: Literal[True], max_retries: int | None = ...,
                      retry: APIRetry | None = ...) -> anthropic.AsyncAnthropic: ...
 @overload
-def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
+def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: _Inner | None = ...,
                      async_: bool, max_retries: int | None = ...,
                      retry: APIRetry | None = ...) -> anthropic.Anthropic | anthropic.AsyncAnthropic: ...
 def recording_client(

@@ -11,13 +11,13 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Union, cast
+from typing import Callable, Iterable, Mapping, Union, cast
 
 import anthropic
 import httpx2
 
 from ..types.tokens import CHARS_PER_TOKEN, estimate_tokens  # the shared estimate, re-exported here as before
-from ..types import API_STOP_REASONS, Block, JSONObject, MessageBody, canonical
+from ..types import API_STOP_REASONS, Block, ErrorBody, JSONObject, MessageBody, canonical
 from ..types import content_blocks as _blocks_in
 
 __all__ = [
@@ -56,10 +56,6 @@ _ERROR_TYPES = {
     529: "overloaded_error",
 }
 
-Handler = Callable[[JSONObject], Any]
-"""`handler(request_body) -> response_body`; it may also return a `RawAnswer` or raise `APIFault`."""
-
-
 class APIFault(Exception):
     """Raised by a handler: the transport answers with `status` and an Anthropic error body."""
 
@@ -75,7 +71,8 @@ class APIFault(Exception):
         self.headers = dict(headers or {})
         super().__init__(f"{status} {self.error_type}: {message}")
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> ErrorBody:
+        """The Anthropic error body the transport sends with this fault's status."""
         return {"type": "error", "error": {"type": self.error_type, "message": self.message}}
 
 
@@ -86,6 +83,10 @@ class RawAnswer:
     status: int
     body: bytes
     headers: Mapping[str, str] = field(default_factory=dict)  # content-type defaults to application/json
+
+
+Handler = Callable[[JSONObject], Union[MessageBody, JSONObject, RawAnswer]]
+"""`handler(request_body) -> response_body`; it may also return a `RawAnswer` or raise `APIFault`."""
 
 
 class HandlerError(anthropic.AnthropicError):
@@ -157,8 +158,8 @@ class MessagesTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         raise HandlerError(f"the in-process handler returned a {type(answer).__name__}; return a response body dict "
                            "(see message_body), a RawAnswer, or raise APIFault.")
 
-    def _call(self, body: dict[str, Any], request: httpx2.Request) -> Any:  # replay's subclass reads a header too
-        return self.handler(body)
+    def _call(self, body: JSONObject, request: httpx2.Request) -> object:  # replay's subclass reads a header too
+        return self.handler(body)  # object: whatever the handler returned is checked by _answer
 
 
 def _fault(fault: APIFault) -> httpx2.Response:
@@ -172,7 +173,7 @@ def message_body(
     stop_reason: str,
     usage: Mapping[str, int] | None = None,
     id: str | None = None,
-    request: Mapping[str, Any] | None = None,
+    request: JSONObject | None = None,
 ) -> MessageBody:
     """A valid Messages API response body (types.MessageBody).
 
@@ -207,7 +208,7 @@ def message_body(
     })
 
 
-def request_tokens(body: Mapping[str, Any]) -> int:
+def request_tokens(body: JSONObject) -> int:
     """Estimated input tokens of a request: system, every message's content, and the tool definitions.
 
     Counts text, tool_use input (as compact JSON), tool_result content and each tool's
@@ -247,7 +248,7 @@ class ScriptedAPI:
     """
 
     answers: list[Answer]
-    requests: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[JSONObject] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.answers = list(self.answers)
@@ -256,7 +257,7 @@ class ScriptedAPI:
     def remaining(self) -> int:
         return len(self.answers) - len(self.requests)
 
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any] | RawAnswer:
+    def __call__(self, body: JSONObject) -> JSONObject | RawAnswer:
         self.requests.append(body)
         n = len(self.requests)
         if n > len(self.answers):

@@ -8,8 +8,8 @@ sets.py, api.py, walk.py, events.py and records.py hold them by idea.
 """
 from __future__ import annotations
 
-from .api import (Block, Message, MessageBody, MessagesRequest, Placed, Role, TextBlock, ToolDefinition,
-    ToolResultBlock, ToolUseBlock, Usage)
+from .api import (Block, ErrorBody, ErrorDetail, Message, MessageBody, MessagesRequest, Placed, Role, TextBlock,
+    ToolDefinition, ToolResultBlock, ToolUseBlock, Usage)
 from .clients import AsyncMessagesAPI, AsyncMessagesClient, MessagesAPI, MessagesClient, WireRequest, wire
 from .events import (APIFailureEvent, AttemptEvent, BoundEvent, CallEvent, ErrorEvent, EscalatedEvent, EventKind,
     EventLog, FinishedEvent, LoopDetectedEvent, MaxTokensRetryEvent, RefusedEvent, ResultEvent, SilentFaultEvent,
@@ -23,7 +23,7 @@ from .walk import blocks, canonical, content_blocks, result_text
 __all__ = [
     "AsyncMessagesAPI", "AsyncMessagesClient", "MessagesAPI", "MessagesClient", "WireRequest", "wire",
     "APIFailureEvent", "APIStopReason", "API_STOP_REASONS", "AttemptEvent", "Block", "BoundEvent", "CallEvent",
-    "DEFAULT_MODEL", "EpisodeStop", "ErrorEvent", "EscalatedEvent", "EventKind", "EventLog", "FailureNote",
+    "DEFAULT_MODEL", "EpisodeStop", "ErrorBody", "ErrorDetail", "ErrorEvent", "EscalatedEvent", "EventKind", "EventLog", "FailureNote",
     "FaultKind", "FinishedEvent", "FinishedRun", "ImplicitKind", "JSONObject", "LoopDetectedEvent",
     "MaxTokensRetryEvent", "Message", "MessageBody", "MessagesRequest", "Mode", "Placed", "RECORD_FIELDS",
     "RENDERERS", "Record", "RefusalKind", "RefusedEvent", "ResultEvent", "Role", "RunLike", "SIMULATED",

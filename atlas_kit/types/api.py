@@ -8,7 +8,7 @@ from typing import Any, Literal, NamedTuple, TypedDict, Union
 from .sets import APIStopReason, JSONObject
 
 __all__ = [
-    "Block", "Message", "MessageBody", "MessagesRequest", "Placed", "Role", "TextBlock", "ToolDefinition",
+    "Block", "ErrorBody", "ErrorDetail", "Message", "MessageBody", "MessagesRequest", "Placed", "Role", "TextBlock", "ToolDefinition",
     "ToolResultBlock", "ToolUseBlock", "Usage",
 ]
 
@@ -90,6 +90,20 @@ class MessageBody(TypedDict):
     stop_reason: APIStopReason
     stop_sequence: str | None
     usage: Usage
+
+
+class ErrorDetail(TypedDict):
+    """An error body's `error`: the API's error type (rate_limit_error, overloaded_error ...) and its message."""
+
+    type: str
+    message: str
+
+
+class ErrorBody(TypedDict):
+    """The body the API sends with an error status (models.transport.APIFault builds one)."""
+
+    type: Literal["error"]
+    error: ErrorDetail
 
 
 class Placed(NamedTuple):

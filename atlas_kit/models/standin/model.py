@@ -13,7 +13,7 @@ import json
 import random
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, cast, overload
+from typing import Literal, cast, overload
 
 import anthropic
 
@@ -225,7 +225,7 @@ def _text(content: object) -> str:
     return "".join(b["text"] for b in content_blocks(content) if b["type"] == "text")
 
 
-def _json(text: str) -> Any:
+def _json(text: str) -> object:
     try:
         return json.loads(text)
     except ValueError:
