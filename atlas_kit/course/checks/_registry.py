@@ -12,7 +12,7 @@ import inspect
 import textwrap
 from dataclasses import dataclass
 from html import escape
-from typing import Any, Callable, Literal
+from typing import Callable, Literal
 
 __all__ = ["BLANK", "EXERCISES", "KINDS", "LABELS", "PLACEHOLDER", "Compare", "Exercise", "Feedback", "Finding", "Kind",
            "exercise", "is_blank"]
@@ -35,7 +35,7 @@ class Finding:
     text: str
 
 
-Grader = Callable[[Any], "str | Finding | None"]  # None when right; a str is a structure finding
+Grader = Callable[[object], "str | Finding | None"]  # None when right; a str is a structure finding
 
 
 @dataclass(frozen=True)

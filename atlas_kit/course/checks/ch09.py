@@ -37,7 +37,7 @@ def _credit_dispatcher(handler: Any, ledger: dict[str, Any], faults: list[Fault]
                  "stored result as it is.",
                  "Do not compare arguments: the key comes from the tool_use id, so a harness retry shares it and a "
                  "model's new call does not."))
-def _check_idempotent(handler: Any) -> str | None:
+def _check_idempotent(handler: object) -> str | None:
     """Structure: one credit per tool_use however many attempts, the first reply returned again. No free text is read."""
     if not callable(handler):
         return "Pass the function apply_credit itself (no parentheses), so the check can call it as its handler."
@@ -93,7 +93,7 @@ def _probe(policy: RetryPolicy, raises: Any, *, fail_first: int) -> tuple[bool, 
           hints=("max_delay does two jobs: it is the longest Retry-After the policy honours, and the cap on each wait.",
                  "The worst case is every attempt but the last followed by a wait of max_delay: (attempts - 1) * max_delay.",
                  "Requirements (1) and (4) together fix max_delay; (3) and (4) then fix attempts."))
-def _check_policy(policy: Any) -> str | None:
+def _check_policy(policy: object) -> str | None:
     """Structure: the waits and attempts of the policy on five upstream behaviours. No free text is read."""
     if not isinstance(policy, RetryPolicy):
         return f"Your answer is a {type(policy).__name__}; build a RetryPolicy(attempts=..., max_delay=...) instead."

@@ -34,7 +34,7 @@ def _observe(faults: list[Fault]) -> tuple[tuple[str, str | None] | None, int, l
                  "outlasts it and reaches the model as upstream_unavailable.",
                  "A refusal (not_permitted, not_found, invalid_argument, limit_exceeded) reaches the model however "
                  "often it fires, and nothing is applied."))
-def _check_induced(answer: Any) -> str | None:
+def _check_induced(answer: object) -> str | None:
     """Structure: each scenario's faults, and the predictions against the run. No free text is read."""
     if not isinstance(answer, dict):
         return "Your answer should be the dict scenarios: name -> (faults, what the model reads, changes applied)."
@@ -127,7 +127,7 @@ BROKEN_10 = (
                  "broken block fails the test instead of crashing it.",
                  "jsonschema.Draft202012Validator(error_schema()).validate(body) raises ValidationError on the shape; "
                  "then assert next['branch'] in {b.value for b in ALLOWED_BRANCHES[ErrorCode(body['error'])]}."))
-def _check_contract_test(test: Any) -> str | None:
+def _check_contract_test(test: object) -> str | None:
     """Structure: the test passes every good block and fails each of BROKEN_10 by an assertion. No free text is read."""
     if not callable(test):
         return "Pass your test function itself (no parentheses), so the check can call it on each block."

@@ -33,7 +33,7 @@ _SETS_11 = ((6, 3, 4, 1), (7, 3, 0, 0), (0, 5, 3, 0), (5, 0, 2, 2), (70, 30, 12,
           hints=("Recovery counts only episodes whose hit_error is true: k = correct among them, n = how many there are.",
                  "Wilson: centre = (p + z²/2n) / (1 + z²/n), half = z·sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n), z = Z95.",
                  "Return the three numbers as fractions between 0 and 1: (k / n, centre - half, centre + half)."))
-def _check_recovery(fn: Any) -> str | None:
+def _check_recovery(fn: object) -> str | None:
     """Structure: the rate and the Wilson interval, equal to metrics.recovery on five sets. No free text is read."""
     if not callable(fn):
         return "Pass the function recovery_by_hand itself (no parentheses), so the check can try it on other episodes."
@@ -98,7 +98,7 @@ def _tickets(value: Any) -> set[str] | None:
                  "paired_recovery([r for r in records if r['style'] == 'raw']) gives, per ticket, .with_faults and "
                  ".without, each with .successes and .n.",
                  "hurt: with_faults.rate < without.rate. fails_without_faults: without.successes < without.n."))
-def _check_sweep(answer: Any) -> str | None:
+def _check_sweep(answer: object) -> str | None:
     """Structure: a paired sweep, re-run in part, and the two readings equal to its records. No free text is read."""
     if not isinstance(answer, dict):
         return "Return a dict with the keys records, hurt and fails_without_faults."

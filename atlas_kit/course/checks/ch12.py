@@ -26,7 +26,7 @@ def _tokens(rows: Any) -> int:
           hints=("Concise: invoice_id, status and amount as the dollar text (atlas.money(amount_cents)); nothing else.",
                  "Detailed: everything concise has, plus amount_cents, issued, due, paid_on and payment_id.",
                  "Measure as the check does: estimate_tokens(json.dumps(rows, separators=(',', ':')))."))
-def _check_formats(fn: Any) -> str | None:
+def _check_formats(fn: object) -> str | None:
     """Structure: the rows' fields and the tokens each format costs. No free text is read."""
     if not callable(fn):
         return "Pass the function invoice_rows itself (no parentheses), so the check can call it on other accounts."
@@ -103,7 +103,7 @@ def _call(d: Dispatcher, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any
                  "refuse a page past the last with invalid_argument and retry_changed('page', ...).",
                  "Return count, page, pages and orders; each order row carries order_id, status and the product's name "
                  "(world.products[order.sku].name)."))
-def _check_paging(make: Any) -> str | None:
+def _check_paging(make: object) -> str | None:
     """Structure: argument names, the schema, pages and totals, refusals naming the argument. No free text is read."""
     if not callable(make):
         return "Pass the function make_list_orders itself (no parentheses); the check calls it with its own World."

@@ -35,7 +35,7 @@ def _takes(fn: Callable[..., Any], n: int) -> bool:
                  "Keep the ids this message has already had answered: a tool_use whose id repeats one gets no second "
                  "result, and its tool is not run (chapter 10, section 2)."),
           judges=("structure", "forbidden"))
-def _check_dispatch(fn: Any) -> str | Finding | None:
+def _check_dispatch(fn: object) -> str | Finding | None:
     """Structure: the five structural properties of probe.CASES (byo.properties), one result per id among them.
     Forbidden: internals and echoed values in the results. The messages are not read for their ideas."""
     if not callable(fn):
@@ -98,7 +98,7 @@ _RETRY_CASES: tuple[tuple[str, int, Callable[[], BaseException], bool, list[floa
                  "getattr(exc, 'retry_after', None) works for both kinds.",
                  "Otherwise wait retry_after when there is one, else 0.25 * 2 ** (attempt - 1), with sleep(...), "
                  "and go round again."))
-def _check_retry(fn: Any) -> str | None:
+def _check_retry(fn: object) -> str | None:
     """Structure: attempts, keys and waits on nine cases, equal to the library's policy. No free text is read."""
     if not callable(fn) or not _takes(fn, 4):
         return "Pass your function retry itself: the check calls it as retry(tool, args, key, sleep)."

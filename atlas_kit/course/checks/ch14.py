@@ -132,7 +132,7 @@ def _end_to_end(fn: Callable[..., Any]) -> str | None:
                           "is still short, tell the customer the full list could not be retrieved.",
                           ("Does the note say what is missing (how many of how many came back)?",
                            "Does it say what to do: call again, and if it is still short, tell the customer?")))
-def _check_cut(fn: Any) -> str | Finding | None:
+def _check_cut(fn: object) -> str | Finding | None:
     """Structure: the fields of a whole, a cut and an empty list, a note of a few words, T30 and T31 run end to end.
     Contradiction: a note that calls the cut list whole or states its partial sum. Not judged: what the note says to do."""
     if not callable(fn):
@@ -208,7 +208,7 @@ def _diagnose(records: list[Record], got: tuple[float, float]) -> str:
                  "Count b = pairs right only with contract and c = pairs right only with raw; the difference is "
                  "(b - c) / number of pairs.",
                  "Two-sided exact p = min(1, 2 * sum(comb(b + c, k) for k in range(min(b, c) + 1)) / 2 ** (b + c))."))
-def _check_pairing(fn: Any) -> str | None:
+def _check_pairing(fn: object) -> str | None:
     """Structure: the difference and McNemar's p, equal to the library's on three record sets. No free text is read."""
     if not callable(fn):
         return "Pass the function paired_test itself (no parentheses): the check calls it on record sets it builds."

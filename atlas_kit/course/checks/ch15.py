@@ -36,7 +36,7 @@ def _text(result: Any) -> str | None:
           hints=("Start from out.results[0]: its 'content' is the text the model reads, and 'is_error' says whether it failed.",
                  "Only a contract failure has a body to structure: json.loads the text, or use out.failures[0].error.body().",
                  "The shape is {'content': [{'type': 'text', 'text': ...}], 'isError': ..., 'structuredContent': ...}."))
-def _mcp_result(fn: Any) -> str | None:
+def _mcp_result(fn: object) -> str | None:
     """Structure: text, isError and structuredContent for four dispatches, equal to the dispatcher's. No free text is read."""
     if not callable(fn):
         return "Pass your function mcp_result itself: it takes (out, style) and returns a dict."
@@ -111,7 +111,7 @@ async def _drive(call_tool: Callable[[str, Any], Any]) -> list[tuple[str, Any]]:
                  "Otherwise build one tool_use block, shop.dispatch([block]), and return mcp_result(out, 'contract').",
                  "The message of the MCPError is read by people and clients: list sorted(shop.tools), never the name sent."),
           judges=("structure", "forbidden"))
-def _call_tool(fn: Any) -> str | Finding | None:
+def _call_tool(fn: object) -> str | Finding | None:
     """Structure: the results and the protocol error through the in-memory client, the tools named by name. Forbidden:
     the unknown name sent, repeated. The messages are not read for their ideas."""
     if not callable(fn):
