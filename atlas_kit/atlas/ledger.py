@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-__all__ = ["IssuedRefund", "OpenedEscalation", "OrderChange", "OrderEdit", "RegionStock", "Snapshot", "Stock", "StockField"]
+__all__ = ["IssuedRefund", "OpenedEscalation", "OrderChange", "OrderEdit", "RegionStock", "Snapshot", "Stock",
+           "StockField"]
 
 
 class IssuedRefund(TypedDict):

@@ -17,7 +17,7 @@ import anthropic
 import httpx2
 
 from ..types.tokens import CHARS_PER_TOKEN, estimate_tokens  # the shared estimate, re-exported here as before
-from ..types import API_STOP_REASONS, Block, ErrorBody, JSONObject, MessageBody, canonical
+from ..types import API_STOP_REASONS, Block, APIErrorBody, JSONObject, MessageBody, canonical
 from ..types import content_blocks as _blocks_in
 
 __all__ = [
@@ -71,7 +71,7 @@ class APIFault(Exception):
         self.headers = dict(headers or {})
         super().__init__(f"{status} {self.error_type}: {message}")
 
-    def body(self) -> ErrorBody:
+    def body(self) -> APIErrorBody:
         """The Anthropic error body the transport sends with this fault's status."""
         return {"type": "error", "error": {"type": self.error_type, "message": self.message}}
 

@@ -8,7 +8,7 @@ sets.py, api.py, walk.py, events.py and records.py hold them by idea.
 """
 from __future__ import annotations
 
-from .api import (Block, ErrorBody, ErrorDetail, Message, MessageBody, MessagesRequest, Placed, Role, TextBlock,
+from .api import (APIErrorBody, APIErrorDetail, Block, Message, MessageBody, MessagesRequest, Placed, Role, TextBlock,
     ToolDefinition, ToolResultBlock, ToolUseBlock, Usage)
 from .clients import AsyncMessagesAPI, AsyncMessagesClient, MessagesAPI, MessagesClient, WireRequest, wire
 from .events import (APIFailureEvent, AttemptEvent, BoundEvent, CallEvent, ErrorEvent, EscalatedEvent, EventKind,
@@ -22,13 +22,13 @@ from .walk import blocks, canonical, content_blocks, result_text
 
 __all__ = [
     "AsyncMessagesAPI", "AsyncMessagesClient", "MessagesAPI", "MessagesClient", "WireRequest", "wire",
-    "APIFailureEvent", "APIStopReason", "API_STOP_REASONS", "AttemptEvent", "Block", "BoundEvent", "CallEvent",
-    "DEFAULT_MODEL", "EpisodeStop", "ErrorBody", "ErrorDetail", "ErrorEvent", "EscalatedEvent", "EventKind", "EventLog", "FailureNote",
-    "FaultKind", "FinishedEvent", "FinishedRun", "ImplicitKind", "JSONObject", "LoopDetectedEvent",
-    "MaxTokensRetryEvent", "Message", "MessageBody", "MessagesRequest", "Mode", "Placed", "RECORD_FIELDS",
-    "RENDERERS", "Record", "RefusalKind", "RefusedEvent", "ResultEvent", "Role", "RunLike", "SIMULATED",
-    "SOURCE_KINDS", "STOP_REASONS", "STYLE_NAMES", "SilentFaultEvent", "Source", "SourceKind", "StopReason",
-    "StoppedEvent", "StyleName", "TableRows", "TextBlock", "ToolDefinition", "ToolResultBlock", "ToolUseBlock",
-    "TraceEvent", "TransientEvent", "TransientKind", "UnanswerableEvent", "Usage", "blocks", "canonical",
-    "content_blocks", "events_of", "result_text",
+    "APIErrorBody", "APIErrorDetail", "APIFailureEvent", "APIStopReason", "API_STOP_REASONS", "AttemptEvent", "Block",
+    "BoundEvent", "CallEvent", "DEFAULT_MODEL", "EpisodeStop", "ErrorEvent", "EscalatedEvent", "EventKind", "EventLog",
+    "FailureNote", "FaultKind", "FinishedEvent", "FinishedRun", "ImplicitKind", "JSONObject", "LoopDetectedEvent",
+    "MaxTokensRetryEvent", "Message", "MessageBody", "MessagesRequest", "Mode", "Placed", "RECORD_FIELDS", "RENDERERS",
+    "Record", "RefusalKind", "RefusedEvent", "ResultEvent", "Role", "RunLike", "SIMULATED", "SOURCE_KINDS",
+    "STOP_REASONS", "STYLE_NAMES", "SilentFaultEvent", "Source", "SourceKind", "StopReason", "StoppedEvent",
+    "StyleName", "TableRows", "TextBlock", "ToolDefinition", "ToolResultBlock", "ToolUseBlock", "TraceEvent",
+    "TransientEvent", "TransientKind", "UnanswerableEvent", "Usage", "blocks", "canonical", "content_blocks",
+    "events_of", "result_text",
 ]

@@ -8,8 +8,8 @@ from typing import Any, Literal, NamedTuple, TypedDict, Union
 from .sets import APIStopReason, JSONObject
 
 __all__ = [
-    "Block", "ErrorBody", "ErrorDetail", "Message", "MessageBody", "MessagesRequest", "Placed", "Role", "TextBlock", "ToolDefinition",
-    "ToolResultBlock", "ToolUseBlock", "Usage",
+    "APIErrorBody", "APIErrorDetail", "Block", "Message", "MessageBody", "MessagesRequest", "Placed", "Role", "TextBlock",
+    "ToolDefinition", "ToolResultBlock", "ToolUseBlock", "Usage",
 ]
 
 Role = Literal["user", "assistant"]
@@ -92,18 +92,18 @@ class MessageBody(TypedDict):
     usage: Usage
 
 
-class ErrorDetail(TypedDict):
+class APIErrorDetail(TypedDict):
     """An error body's `error`: the API's error type (rate_limit_error, overloaded_error ...) and its message."""
 
     type: str
     message: str
 
 
-class ErrorBody(TypedDict):
+class APIErrorBody(TypedDict):
     """The body the API sends with an error status (models.transport.APIFault builds one)."""
 
     type: Literal["error"]
-    error: ErrorDetail
+    error: APIErrorDetail
 
 
 class Placed(NamedTuple):

@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Mapping
+from typing import Mapping
 
 from ...agent import Bounds, Run, run_agent
 from ...atlas import World, atlas_session, build_tools, fail_first_call, style_named
 from ...atlas.session import Session
-from ...dispatch.tool import CallContext, Tool
+from ...dispatch.tool import CallContext, Handler, Tool
 from ...dispatch.dispatcher import Dispatcher
 from ...contract.errors import ToolError, ToolFailure
 from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
@@ -54,7 +54,7 @@ class _Attempt:
     crash: Exception | None = None
 
 
-def _attempt(handler: Callable[[JSONObject, CallContext], object], args: JSONObject) -> _Attempt:
+def _attempt(handler: Handler, args: JSONObject) -> _Attempt:
     """Call a handler directly, as the dispatcher would, and say how it ended."""
     try:
         return _Attempt(value=handler(dict(args), _ctx()))

@@ -70,7 +70,7 @@ def _finds_products(handler: Handler) -> str | None:
 
 
 def _refuses_unknown(handler: Handler) -> str | Finding | None:
-    """Two well-formed SKUs not in the catalogue fail as not_found with stop, in words that name sku and echo nothing."""
+    """Two well-formed SKUs not in the catalogue fail as not_found with stop, in words that name sku, echo nothing."""
     for sku in ("SKU-9999", "SKU-0000"):
         got = _attempt(handler, {"sku": sku})
         if got.crash is not None:

@@ -155,10 +155,11 @@ def _audiences(split: object) -> str | Finding | None:
             return f"For '{case}' your function raised {type(exc).__name__}; run it on that failure yourself."
         if not isinstance(texts, dict) or not all(isinstance(texts.get(k), str) for k in ("trace", "model", "customer")):
             return "Return a dict with three str values under the keys \"trace\", \"model\" and \"customer\"."
-        problem = _three_texts(case, failure, texts["trace"], texts["model"]) or _customer(case, failure, texts["customer"])
+        trace, model, customer = texts["trace"], texts["model"], texts["customer"]
+        problem = _three_texts(case, failure, trace, model) or _customer(case, failure, customer)
         if problem is not None:
             return problem
-        said.setdefault(failure.error.code.value, set()).add(texts["customer"].strip())
+        said.setdefault(failure.error.code.value, set()).add(customer.strip())
     if len({w for ws in said.values() for w in ws}) < len(said):
         return ("Your customer text is the same for different kinds of failure; a refund that needs approval and "
                 "an account that is not theirs need different words.")

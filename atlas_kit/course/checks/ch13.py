@@ -4,15 +4,16 @@ smallest input that breaks one (13.1), and the harness retry that honours Retry-
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from typing import Callable
 
 from ..byo import first_violation
 from ...dispatch.transient import Transient
 from ...contract.errors import ToolFailure, stop
+from ...types import JSONObject
 from ._registry import Finding, exercise
 
 
-def _takes(fn: Callable[..., Any], n: int) -> bool:
+def _takes(fn: Callable[..., object], n: int) -> bool:
     try:
         inspect.signature(fn).bind(*range(n))
     except TypeError:
@@ -57,9 +58,9 @@ class _Flaky:
 
     def __init__(self, fail: int, error: Callable[[], BaseException]) -> None:
         self.fail, self.error = fail, error
-        self.keys: list[Any] = []
+        self.keys: list[object] = []
 
-    def __call__(self, args: Any, key: Any = None) -> dict[str, Any]:
+    def __call__(self, args: object, key: object = None) -> JSONObject:
         self.keys.append(key)
         if len(self.keys) <= self.fail:
             raise self.error()
@@ -103,7 +104,7 @@ def _check_retry(fn: object) -> str | None:
     if not callable(fn) or not _takes(fn, 4):
         return "Pass your function retry itself: the check calls it as retry(tool, args, key, sleep)."
     for what, fail, error, raises, waits, attempts, advice in _RETRY_CASES:
-        tool, slept = _Flaky(fail, error), []  # type: ignore[var-annotated]
+        tool, slept = _Flaky(fail, error), list[float]()
         want = type(error()).__name__
         try:
             got, raised = fn(tool, {"sku": "SKU-2041"}, "toolu_check", slept.append), None
