@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..dispatch.dispatcher import Dispatcher
+from ..dispatch.dispatcher import Dispatcher, ToolDispatcher
 from ..dispatch.transient import RetryPolicy
 from ..dispatch.trace import Trace
 from ..types import Block, Message, ToolDefinition
@@ -39,7 +39,7 @@ class Session:
 
     ticket: Ticket
     world: World
-    dispatcher: Dispatcher
+    dispatcher: ToolDispatcher  # a Dispatcher; chapter 13 puts its own in place (course/byo/harness.py)
     system: str
     style: str  # the style's name, as the agent loop and the charts record it
     faults: bool

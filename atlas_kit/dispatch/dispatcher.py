@@ -20,7 +20,7 @@ from .tool import CallContext, Tool
 from .trace import Trace
 from .transient import RetryPolicy, Transient
 
-__all__ = ["DispatchResult", "Dispatcher", "Dispatches", "argument_error", "crash_error"]
+__all__ = ["DispatchResult", "Dispatcher", "Dispatches", "ToolDispatcher", "argument_error", "crash_error"]
 
 
 class Dispatches(Protocol):
@@ -33,6 +33,13 @@ class Dispatches(Protocol):
     def definitions(self) -> list[ToolDefinition]: ...
 
     def dispatch(self, content: Iterable[object]) -> DispatchResult: ...
+
+
+class ToolDispatcher(Dispatches, Protocol):
+    """A dispatcher whose tools can be read and replaced by name: what an Atlas session holds (`Dispatcher`, or
+    chapter 13's YourDispatcher in its place)."""
+
+    tools: dict[str, Tool]
 
 
 @dataclass
