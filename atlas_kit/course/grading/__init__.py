@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from time import monotonic
-from typing import Iterable
+from typing import Coroutine, Iterable
 
 from ...contract.redaction import redact
 from .collect import chapter_plan, find_notebooks, read_submissions, registry, solution_notebooks, static_notes
@@ -112,14 +112,14 @@ async def _grade_all(subs: list[Submission], plans: dict[str, ChapterPlan], expe
         return list(await asyncio.gather(*(one(i, s) for i, s in enumerate(subs))))
 
 
-def _run(coro: object) -> list[Grade]:
+def _run(coro: Coroutine[object, object, list[Grade]]) -> list[Grade]:
     """asyncio.run, also from inside Jupyter (whose own loop is running) by way of a worker thread."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)  # type: ignore[arg-type]
+        return asyncio.run(coro)
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()  # type: ignore[arg-type]
+        return pool.submit(asyncio.run, coro).result()
 
 
 def _scrub(grade: Grade, secrets: tuple[str, ...]) -> Grade:

@@ -11,8 +11,9 @@ import json
 import pkgutil
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
+from ...types import JSONObject
 from .records import ChapterPlan, ExerciseSpec, Submission
 
 _NN = re.compile(r"(?<![0-9])([0-9]{2})(?![0-9])")
@@ -107,7 +108,7 @@ def static_notes(cells: list[tuple[str, tuple[str, ...]]], expected: Iterable[st
     return notes
 
 
-def chapter_of(chapter: Any, stem: str, title: str | None, stems: dict[str, str]) -> tuple[str | None, str]:
+def chapter_of(chapter: object, stem: str, title: str | None, stems: dict[str, str]) -> tuple[str | None, str]:
     """(chapter, where it came from): metadata, else the file name, else the notebook's title."""
     if chapter is not None and str(chapter).strip().isdigit() and f"{int(str(chapter).strip()):02d}" in stems:
         return f"{int(str(chapter).strip()):02d}", "metadata"
@@ -136,7 +137,7 @@ def _read(path: Path, root: Path, stems: dict[str, str]) -> Submission:
     return sub
 
 
-def _read_json(path: Path) -> tuple[dict[str, Any], list[tuple[str, tuple[str, ...]]], str | None]:
+def _read_json(path: Path) -> tuple[JSONObject, list[tuple[str, tuple[str, ...]]], str | None]:
     """(metadata, code cells as (source, tags), chapter number in the first heading); ValueError if not a notebook."""
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
@@ -150,7 +151,7 @@ def _read_json(path: Path) -> tuple[dict[str, Any], list[tuple[str, tuple[str, .
         data = nbformat.convert(nbformat.from_dict(data), 4)
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise ValueError("the JSON has no list of cells, so it is not a Jupyter notebook")
-    meta: dict[str, Any] = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
+    meta: JSONObject = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     cells: list[tuple[str, tuple[str, ...]]] = []
     title: str | None = None
     for cell in data["cells"]:
@@ -166,7 +167,7 @@ def _read_json(path: Path) -> tuple[dict[str, Any], list[tuple[str, tuple[str, .
     return meta, cells, title
 
 
-def _meta_chapter(meta: dict[str, Any]) -> Any:
+def _meta_chapter(meta: JSONObject) -> object:
     nested = meta.get("atlas_kit")
     return nested.get("chapter") if isinstance(nested, dict) and "chapter" in nested else meta.get("chapter")
 
