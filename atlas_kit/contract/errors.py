@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 from importlib import resources
-from typing import Any, TypedDict, cast
+from typing import TypedDict, cast
 
 from .internals import INTERNALS, has_internals
 from .redaction import looks_secret
@@ -216,7 +216,7 @@ def tool_error(
     return ToolError(tool_use_id, code, message, next, detail)
 
 
-def empty_result(items_key: str, note: str, **fields: Any) -> JSONObject:
+def empty_result(items_key: str, note: str, **fields: object) -> JSONObject:
     """A successful result with zero items: not an error, and not `not_found`."""
     _check_text("note", note)
     return {"count": 0, items_key: [], "note": note, **fields}
