@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..bridges.audit.run import Audit
     from ..bridges.audit.targets import Target
 
-from .args import _csv, _one_line, _positive, _seconds
+from .args import Commands, _csv, _one_line, _positive, _seconds
 
 __all__ = ["add_audit_parser", "audit_command"]
 
@@ -48,8 +48,8 @@ def _rules(text: str) -> list[object]:
     return _csv("rule", RULES)(text)
 
 
-def add_audit_parser(sub: Any) -> None:
-    """Add `audit` to the `atlas-kit` subcommands (`sub` is build_parser's subparsers action)."""
+def add_audit_parser(sub: Commands) -> None:
+    """Add `atlas-kit audit` to the subcommands."""
     audit = sub.add_parser(
         "audit", help="score any MCP server's (or Python tools') errors against the error contract",
         description="List the target's tools, make failing calls from each input schema (each required argument "
