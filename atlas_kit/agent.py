@@ -18,6 +18,7 @@ from .models.pricing import run_cost_usd, run_price_note
 from .models.replies import APIFailure, read_reply
 from .types import (RENDERERS, STOP_REASONS, AsyncMessagesClient, ErrorEvent, Message, MessagesClient, MessagesRequest,
                     Source, StopReason, StyleName, ToolDefinition, wire)
+from .types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 if TYPE_CHECKING:
     from .atlas import Ticket, World
@@ -52,12 +53,12 @@ class Bounds:
         for name in ("max_steps", "max_total_tokens", "max_tokens", "retry_max_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"Bounds: {name} must be a whole number of at least 1; got {value!r}.")
+                raise AtlasKitValueError(f"Bounds: {name} must be a whole number of at least 1; got {value!r}.")
         cost = self.max_cost_usd
         if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not math.isfinite(cost) or cost <= 0:
-            raise ValueError(f"Bounds: max_cost_usd must be a positive, finite number of US dollars; got {cost!r}.")
+            raise AtlasKitValueError(f"Bounds: max_cost_usd must be a positive, finite number of US dollars; got {cost!r}.")
         if self.retry_max_tokens < self.max_tokens:
-            raise ValueError(f"Bounds: retry_max_tokens ({self.retry_max_tokens}) must be at least max_tokens "
+            raise AtlasKitValueError(f"Bounds: retry_max_tokens ({self.retry_max_tokens}) must be at least max_tokens "
                              f"({self.max_tokens}); make them equal to turn the retry off.")
 
 
@@ -143,7 +144,7 @@ def as_task(task: Task | Sessionlike) -> Task:
     dispatcher = getattr(task, "dispatcher", None)
     if not callable(getattr(dispatcher, "dispatch", None)) or not callable(getattr(dispatcher, "definitions", None)) \
             or not isinstance(getattr(task, "system", None), str) or not isinstance(message, str) or not message:
-        raise TypeError("run_agent needs a Task or an Atlas session (with system, dispatcher and a ticket message).")
+        raise AtlasKitTypeError("run_agent needs a Task or an Atlas session (with system, dispatcher and a ticket message).")
     return Task(task.system, message, task.dispatcher, ticket, getattr(task, "world", None),
                 getattr(task, "style", "contract"), bool(getattr(task, "faults", False)))
 
@@ -169,7 +170,7 @@ def agent_steps(task: Task | Sessionlike, *, model: str, bounds: Bounds | None =
     """
     task = as_task(task)
     if source is not None and not isinstance(source, Source):
-        raise TypeError(f"source must be a Source (choice.source, or models.STANDIN_SOURCE for the stand-in); got "
+        raise AtlasKitTypeError(f"source must be a Source (choice.source, or models.STANDIN_SOURCE for the stand-in); got "
                         f"{type(source).__name__} {str(source)[:60]!r}.")
     bounds = bounds or Bounds()
     run = Run(model, source, [{"role": "user", "content": task.message}],

@@ -15,6 +15,7 @@ from ..types import JSONObject
 from .formats import DOLLAR_FIGURE, ID_DIGITS, MONEY, RECORD_ID, id_pattern, money  # their old home: still here
 from .ledger import IssuedRefund, OpenedEscalation, OrderChange, OrderEdit, RegionStock, Snapshot, Stock
 from .records import ACCOUNTS, INVOICES, ORDERS, PRODUCTS
+from ..types.exceptions import AtlasKitKeyError, AtlasKitTypeError
 
 __all__ = [
     "DOLLAR_FIGURE", "FIRST_DAY", "ID_DIGITS", "LAST_DAY", "MONEY", "QUEUES", "RECORD_ID", "REGIONS", "TENANTS",
@@ -162,7 +163,7 @@ class World:
 
     def __init__(self, seed: int = 0) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"World(seed=...) takes an int; got {type(seed).__name__}. Pass the experiment's seed.")
+            raise AtlasKitTypeError(f"World(seed=...) takes an int; got {type(seed).__name__}. Pass the experiment's seed.")
         self.seed = seed
         self._s = _static(seed)
         self.clock = 0.0  # virtual seconds; the dispatcher's retry sleep advances it, nothing sleeps for real
@@ -241,7 +242,7 @@ class World:
         """Record an order change: each field given (not None) takes its new value."""
         current = self.order(order_id)
         if current is None:  # the handler found the order first; reaching here is a bug in a handler
-            raise KeyError(f"change_order: no order {order_id!r}")
+            raise AtlasKitKeyError(f"change_order: no order {order_id!r}")
         edit: OrderEdit = {}
         if status is not None:
             edit["status"] = status

@@ -23,6 +23,7 @@ from .figures import invented_figures
 from .outcome import Outcome, mentions
 from .silent import CAVEATS, mentioned
 from .tickets import Ticket
+from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["CAVEATS", "FAILURE_WORDS", "LABELS", "SILENT_WRONG", "GradableRun", "Grade", "SimpleRun", "grade"]
 
@@ -135,7 +136,7 @@ class SimpleRun:
 def grade(run: GradableRun) -> Grade:
     """Grade a run of an Atlas ticket on its end state, its answer and its trace; Grade says what each label means."""
     if run.ticket is None or run.world is None:
-        raise ValueError("grade() grades a run of an Atlas ticket (run_agent on atlas_session(...)); this run has "
+        raise AtlasKitValueError("grade() grades a run of an Atlas ticket (run_agent on atlas_session(...)); this run has "
                          "no ticket or world to check it against.")
     checked = _Checked(run.ticket, run.world, run.trace, run.messages, run.faults)
     world, final = checked.world, run.final_text or ""

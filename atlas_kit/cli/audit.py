@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..bridges.audit.targets import Target
 
 from .args import Commands, _csv, _one_line, _positive, _seconds
+from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["add_audit_parser", "audit_command"]
 
@@ -114,7 +115,7 @@ def _target(args: argparse.Namespace) -> Target:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     chosen = [name for name, on in (("-- COMMAND", bool(command)), ("--url", args.url), ("--python", args.python)) if on]
     if len(chosen) != 1:
-        raise ValueError(f"give exactly one target: -- COMMAND [ARGS...], --url URL or --python MODULE:ATTR "
+        raise AtlasKitValueError(f"give exactly one target: -- COMMAND [ARGS...], --url URL or --python MODULE:ATTR "
                          f"(got {', '.join(chosen) or 'none'}).")
     if args.python:
         from ..bridges.audit.python_target import PythonTarget
@@ -123,7 +124,7 @@ def _target(args: argparse.Namespace) -> Target:
     try:
         from ..bridges.audit.mcp_target import McpTarget
     except ImportError:
-        raise ValueError("auditing an MCP server needs the MCP SDK: pip install -e '.[mcp]' (or pip install "
+        raise AtlasKitValueError("auditing an MCP server needs the MCP SDK: pip install -e '.[mcp]' (or pip install "
                          "'mcp>=2,<3').") from None
     return McpTarget(command=command or None, url=args.url, connect_timeout=args.connect_timeout, keep=tuple(args.env))
 

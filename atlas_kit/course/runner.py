@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
+from ..types.exceptions import AtlasKitValueError
 
 if TYPE_CHECKING:  # imported on use: papermill loads this module for its engine, and must not pay for models
     from nbformat import NotebookNode
@@ -58,16 +59,16 @@ def listed(value: object, *, name: str = "value") -> list[object]:
     if isinstance(value, (list, tuple)):
         return list(value)
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{name} should be a list: pass it as {example}; got {value!r}.")
+        raise AtlasKitValueError(f"{name} should be a list: pass it as {example}; got {value!r}.")
     text = value.strip()
     if text[0] in "[{":
         try:
             parsed = json.loads(text)
         except ValueError:
-            raise ValueError(f"{name}={value!r} is not valid JSON (it wants double quotes inside): "
+            raise AtlasKitValueError(f"{name}={value!r} is not valid JSON (it wants double quotes inside): "
                              f"pass it as {example}.") from None
         if not isinstance(parsed, list):
-            raise ValueError(f"{name} should be a list: pass it as {example}; got {value!r}.")
+            raise AtlasKitValueError(f"{name} should be a list: pass it as {example}; got {value!r}.")
         return parsed
     return [part.strip() for part in text.split(",") if part.strip()]
 

@@ -20,6 +20,7 @@ import httpx2
 from .api_retry import APIRetry, bounded
 from ..contract.redaction import redact
 from ..types import JSONObject, Source, canonical
+from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["CASSETTE_FORMAT", "EPISODE_HEADER", "IGNORED_FIELDS", "Cassette", "CassetteEntry", "RecordingTransport",
            "fingerprint", "recording_client"]
@@ -93,11 +94,11 @@ class Cassette:
         """Refuse a sweep replay that asks for an episode this cassette holds no calls for."""
         held, name = self.episodes(), os.fspath(path)
         if not held:
-            raise ValueError(f"{name} was not recorded by a sweep (its calls name no episode), so a sweep cannot tell "
+            raise AtlasKitValueError(f"{name} was not recorded by a sweep (its calls name no episode), so a sweep cannot tell "
                              "whose answers are whose; replay it with choose_model(cassette=...) and run_agent.")
         missing = [k for k in keys if k not in held]
         if missing:
-            raise ValueError(f"{name} holds no calls for {len(missing)} of the {len(keys)} episodes asked for (the "
+            raise AtlasKitValueError(f"{name} holds no calls for {len(missing)} of the {len(keys)} episodes asked for (the "
                              f"first: {missing[0]}); replay with the options it was recorded with, or fewer trials.")
 
     def label(self) -> str:
@@ -124,24 +125,24 @@ class Cassette:
                 data = json.load(f)
         except (OSError, UnicodeDecodeError) as err:
             why = getattr(err, "strerror", None) or err
-            raise ValueError(f"{name}: cannot read the cassette ({type(err).__name__}: {why}).") from None
+            raise AtlasKitValueError(f"{name}: cannot read the cassette ({type(err).__name__}: {why}).") from None
         except ValueError as err:
-            raise ValueError(f"{name} is not valid JSON ({err}); is it a cassette saved by atlas_kit?") from None
+            raise AtlasKitValueError(f"{name} is not valid JSON ({err}); is it a cassette saved by atlas_kit?") from None
         if not isinstance(data, dict) or data.get("format") != CASSETTE_FORMAT:
-            raise ValueError(f"{name} is not an atlas_kit cassette (expected format {CASSETTE_FORMAT!r}); "
+            raise AtlasKitValueError(f"{name} is not an atlas_kit cassette (expected format {CASSETTE_FORMAT!r}); "
                              "record one with recording_client() and Cassette.save().")
         for key, kind in (("model", str), ("recorded_on", str), ("entries", list)):
             if not isinstance(data.get(key), kind):
-                raise ValueError(f"{name}: the field {key!r} is missing or not a {kind.__name__}; "
+                raise AtlasKitValueError(f"{name}: the field {key!r} is missing or not a {kind.__name__}; "
                                  "record the cassette again.")
         for i, entry in enumerate(data["entries"]):
             missing = [k for k in _ENTRY_FIELDS if not isinstance(entry, dict) or k not in entry]
             if missing or not isinstance(entry["request"], dict) or not isinstance(entry["response"], dict):
                 field_name = missing[0] if missing else "request/response"
-                raise ValueError(f"{name}: entries[{i}] has no valid {field_name!r} field; record the cassette again.")
+                raise AtlasKitValueError(f"{name}: entries[{i}] has no valid {field_name!r} field; record the cassette again.")
         server = data.get("server")
         if server is not None and not isinstance(server, str):
-            raise ValueError(f"{name}: the field 'server' is not a string; record the cassette again.")
+            raise AtlasKitValueError(f"{name}: the field 'server' is not a string; record the cassette again.")
         return cls(model=data["model"], recorded_on=data["recorded_on"], entries=list(data["entries"]), server=server)
 
 

@@ -19,6 +19,7 @@ import httpx2
 from ..types.tokens import CHARS_PER_TOKEN, estimate_tokens  # the shared estimate, re-exported here as before
 from ..types import API_STOP_REASONS, Block, APIErrorBody, JSONObject, MessageBody, canonical
 from ..types import content_blocks as _blocks_in
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = [
     "BASE_URL",
@@ -63,7 +64,7 @@ class APIFault(Exception):
         self, status: int, message: str, *, error_type: str | None = None, headers: Mapping[str, str] | None = None
     ) -> None:
         if not isinstance(status, int) or not 400 <= status <= 599:
-            raise ValueError(f"APIFault status must be an HTTP error status (400-599), got {status!r}; "
+            raise AtlasKitValueError(f"APIFault status must be an HTTP error status (400-599), got {status!r}; "
                              "try 429, 529 or 500.")
         self.status, self.message = status, message
         default = "api_error" if status >= 500 else "invalid_request_error"
@@ -111,9 +112,9 @@ class MessagesTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
 
     def __init__(self, handler: Handler, *, latency: float = 0.0) -> None:
         if not callable(handler):
-            raise TypeError("handler must be a function taking the request body dict; see ScriptedAPI for a ready one.")
+            raise AtlasKitTypeError("handler must be a function taking the request body dict; see ScriptedAPI for a ready one.")
         if latency < 0:
-            raise ValueError(f"latency is seconds per call and must be >= 0, got {latency!r}.")
+            raise AtlasKitValueError(f"latency is seconds per call and must be >= 0, got {latency!r}.")
         self.handler, self.latency = handler, latency
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -182,11 +183,11 @@ def message_body(
     so the same answer always has the same id and stored notebook outputs stay stable.
     """
     if stop_reason not in API_STOP_REASONS:
-        raise ValueError(f"stop_reason must be one of {', '.join(sorted(API_STOP_REASONS))}; got {stop_reason!r}.")
+        raise AtlasKitValueError(f"stop_reason must be one of {', '.join(sorted(API_STOP_REASONS))}; got {stop_reason!r}.")
     blocks = list(content_blocks)
     for i, block in enumerate(blocks):
         if not isinstance(block, dict) or "type" not in block:
-            raise ValueError(f"content_blocks[{i}] must be a dict with a 'type', "
+            raise AtlasKitValueError(f"content_blocks[{i}] must be a dict with a 'type', "
                              "e.g. {'type': 'text', 'text': '...'}.")
     if usage is None:
         usage = {

@@ -31,6 +31,7 @@ from ...experiments.results import Condition
 from ...types import JSONObject, MessagesClient, Record, Source, ToolDefinition, ToolResultBlock, content_blocks
 from ...dispatch.trace import Trace
 from .probe import DispatchFunction, ToolFunction, answerable, repeated_of, results_of
+from ...types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = ["DispatchFunction", "ToolFunction", "YourDispatcher", "compare", "tool_functions", "your_session"]
 
@@ -83,7 +84,7 @@ class YourDispatcher:
 
     def __init__(self, dispatch: DispatchFunction, tools: Iterable[Tool], *, trace: Trace | None = None) -> None:
         if not callable(dispatch):
-            raise TypeError("YourDispatcher needs your dispatch function itself, dispatch(content, tools, seen).")
+            raise AtlasKitTypeError("YourDispatcher needs your dispatch function itself, dispatch(content, tools, seen).")
         self.fn = dispatch
         self.tools = {t.name: t for t in tools}
         self.trace = trace if trace is not None else Trace()
@@ -108,7 +109,7 @@ class YourDispatcher:
         results = results_of(returned)
         issued = [b["id"] for b in uses]
         if results is None or not _answers(results, issued):
-            raise ValueError(f"your dispatch returned {str(returned)[:120]!r} for tool_use ids {issued}; the API needs "
+            raise AtlasKitValueError(f"your dispatch returned {str(returned)[:120]!r} for tool_use ids {issued}; the API needs "
                              "one tool_result per id, in order. check('13.1', dispatch) shows the smallest such input.")
         for b, r in zip(uses, results):
             self._observe(b, r)
@@ -175,12 +176,12 @@ def compare(dispatchers: Mapping[str, DispatchFunction | None], *, tickets: Sequ
     tickets = list(TICKETS) if tickets is None else list(tickets)
     unknown = [t for t in tickets if not _is_ticket(t)]
     if unknown or not tickets:
-        raise ValueError(f"tickets: {unknown or tickets!r} are not Atlas tickets; pass ids such as 'T01' "
+        raise AtlasKitValueError(f"tickets: {unknown or tickets!r} are not Atlas tickets; pass ids such as 'T01' "
                          "(atlas_kit.atlas.TICKETS lists them).")
     if not dispatchers or any(fn is not None and not callable(fn) for fn in dispatchers.values()):
-        raise ValueError("dispatchers maps a name to a dispatch function, or to None for the library's Dispatcher.")
+        raise AtlasKitValueError("dispatchers maps a name to a dispatch function, or to None for the library's Dispatcher.")
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-        raise ValueError(f"trials must be a whole number of at least 1; got {trials!r}.")
+        raise AtlasKitValueError(f"trials must be a whole number of at least 1; got {trials!r}.")
     live = choice if choice is not None and choice.mode != "offline" else None
     model = live.model if live is not None else OFFLINE_MODEL
     origin = live.source if live is not None else STANDIN_SOURCE

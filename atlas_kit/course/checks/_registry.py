@@ -13,6 +13,7 @@ import textwrap
 from dataclasses import dataclass
 from html import escape
 from typing import Callable, Literal
+from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["BLANK", "EXERCISES", "KINDS", "LABELS", "PLACEHOLDER", "Compare", "Exercise", "Feedback", "Finding", "Kind",
            "exercise", "is_blank"]
@@ -111,9 +112,9 @@ def exercise(key: str, title: str, *, right: str, hints: tuple[str, ...] = (), j
     """
     def register(grade: Grader) -> Grader:
         if key in EXERCISES:
-            raise ValueError(f"exercise {key!r} is registered twice; give each exercise its own NN.k key.")
+            raise AtlasKitValueError(f"exercise {key!r} is registered twice; give each exercise its own NN.k key.")
         if not judges or any(k not in KINDS for k in judges):
-            raise ValueError(f"exercise {key!r}: judges must name what the check decides, from {', '.join(KINDS)}.")
+            raise AtlasKitValueError(f"exercise {key!r}: judges must name what the check decides, from {', '.join(KINDS)}.")
         EXERCISES[key] = Exercise(title, grade, right, hints, tuple(judges), compare)
         return grade
     return register

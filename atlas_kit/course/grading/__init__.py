@@ -22,6 +22,7 @@ from .execute import grade_submission, skipped
 from .kernel import Confinement, confinement
 from .records import ChapterPlan, ExerciseResult, Grade, Gradebook, Submission
 from .report import ExerciseSummary, summarize, write_csv, write_html
+from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["ExerciseSummary", "Grade", "Gradebook", "grade_class", "summarize"]
 
@@ -43,7 +44,7 @@ def grade_class(submissions: Iterable[Path], *, out: Path, chapter: str | None =
     if not known:
         raise FileNotFoundError(f"No solution notebooks in {solutions}; pass --solutions DIR (the course's solutions/).")
     if chapter is not None and chapter not in known:
-        raise ValueError(f"There is no chapter {chapter!r}; the chapters with exercises are {', '.join(known)}.")
+        raise AtlasKitValueError(f"There is no chapter {chapter!r}; the chapters with exercises are {', '.join(known)}.")
     files = find_notebooks(submissions)
     if not files:
         raise FileNotFoundError("No .ipynb files found in the paths given; pass notebooks or folders that hold them.")

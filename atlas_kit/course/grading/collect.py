@@ -15,6 +15,7 @@ from typing import Iterable
 
 from ...types import JSONObject
 from .records import ChapterPlan, ExerciseSpec, Submission
+from ...types.exceptions import AtlasKitValueError
 
 _NN = re.compile(r"(?<![0-9])([0-9]{2})(?![0-9])")
 _TITLE = re.compile(r"^#\s*([0-9]{2})\b")
@@ -142,15 +143,15 @@ def _read_json(path: Path) -> tuple[JSONObject, list[tuple[str, tuple[str, ...]]
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError:
-        raise ValueError("the file is not UTF-8 text") from None
+        raise AtlasKitValueError("the file is not UTF-8 text") from None
     except json.JSONDecodeError as err:
-        raise ValueError(f"the file is not JSON ({err.msg} at line {err.lineno})") from None
+        raise AtlasKitValueError(f"the file is not JSON ({err.msg} at line {err.lineno})") from None
     if isinstance(data, dict) and data.get("nbformat") == 3:
         import nbformat
 
         data = nbformat.convert(nbformat.from_dict(data), 4)
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise ValueError("the JSON has no list of cells, so it is not a Jupyter notebook")
+        raise AtlasKitValueError("the JSON has no list of cells, so it is not a Jupyter notebook")
     meta: JSONObject = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     cells: list[tuple[str, tuple[str, ...]]] = []
     title: str | None = None
