@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 from ..contract.arguments import check_schema
 from ..types import JSONObject, ToolDefinition
@@ -25,7 +25,7 @@ class CallContext:
     idempotency_key: str | None
 
 
-Handler = Callable[[JSONObject, CallContext], Any]
+Handler = Callable[[JSONObject, CallContext], object]
 """`handler(args, ctx)`: the tool's work. It returns the result (text, or anything JSON can write) or raises
 ToolFailure (a contract error) or Transient (worth retrying)."""
 

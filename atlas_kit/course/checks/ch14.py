@@ -110,6 +110,7 @@ def _tool_with(fn: PaidResult, real: Tool, cut_calls: set[int]) -> Tool:
     def handler(args: JSONObject, ctx: CallContext) -> object:
         calls[0] += 1
         true = real.handler(args, ctx)
+        assert isinstance(true, dict)  # Atlas's list_invoices answers with a JSON object, or raises
         rows = true["invoices"]
         kept = rows[:-1] if calls[0] in cut_calls and len(rows) > 1 else rows
         return fn(true["account_id"], [dict(r) for r in kept], true["count"])
