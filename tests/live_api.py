@@ -4,10 +4,13 @@ Point `ANTHROPIC_BASE_URL` at `LocalAPI.url` and a live client from `choose_mode
 TCP, exactly as it would to the real API. The server hands each request to a transport handler
 (`atlas_kit.models.transport.ScriptedAPI`, `OfflineModel`, ...), so answers, faults and raw bodies are scripted
 the same way as for the in-process transport. A handler that raises an httpx2 network error makes the
-server drop the connection without answering.
+server drop the connection without answering; `cut` drops it in the middle of a body. `count_tokens=` answers
+`POST /v1/messages/count_tokens` as the real API does (`{"input_tokens": n}`); without it that route is a 404, as
+on a server that has none.
 """
 from __future__ import annotations
 
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
@@ -21,12 +24,21 @@ from atlas_kit.models.transport import HandlerError, MessagesTransport
 FAKE_KEY = "sk-" + "ant-" + "api03-" + "FAKEFAKEFAKE" + "0123456789abcdef"
 
 
-class LocalAPI:
-    """`with LocalAPI(handler) as api:` serves `handler` on 127.0.0.1; `api.requests` keeps every request seen."""
+COUNT_TOKENS = "/v1/messages/count_tokens"
 
-    def __init__(self, handler: Callable[[dict[str, Any]], Any]) -> None:
+
+class LocalAPI:
+    """`with LocalAPI(handler) as api:` serves `handler` on 127.0.0.1; `api.requests` keeps every request seen,
+    `api.messages` the `POST /v1/messages` among them (the calls that cost money), `api.counted` each counted body."""
+
+    def __init__(self, handler: Callable[[dict[str, Any]], Any],
+                 count_tokens: Callable[[dict[str, Any]], int] | None = None) -> None:
         self.transport = MessagesTransport(handler)
+        self.count_tokens = count_tokens
+        self.counted: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []  # method, path, headers (lower-case names) of each request
+        # cut(path) -> how many bytes of the body to send before dropping the connection (None: send it whole)
+        self.cut: Callable[[str], int | None] = lambda path: None
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,6 +53,10 @@ class LocalAPI:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["method"] == "POST" and r["path"].split("?")[0] == "/v1/messages"]
 
     @property
     def url(self) -> str:
@@ -61,7 +77,11 @@ class LocalAPI:
         self.requests.append({"method": http.command, "path": http.path, "headers": headers})
         request = httpx2.Request(http.command, f"http://127.0.0.1{http.path}", headers=headers, content=body)
         try:
-            response = self.transport.handle_request(request)
+            if self.count_tokens is not None and http.path.split("?")[0] == COUNT_TOKENS:
+                self.counted.append(json.loads(body))
+                response = httpx2.Response(200, json={"input_tokens": self.count_tokens(self.counted[-1])})
+            else:
+                response = self.transport.handle_request(request)
         except httpx2.TransportError:
             http.close_connection = True  # a dropped connection: the client sees a network fault
             return
@@ -75,7 +95,9 @@ class LocalAPI:
         http.send_header("content-length", str(len(content)))
         http.send_header("connection", "close")
         http.end_headers()
-        http.wfile.write(content)
+        keep = self.cut(http.path)
+        http.wfile.write(content if keep is None else content[:keep])  # short of its content-length: a cut body
+        http.close_connection = True
 
 
 @pytest.fixture
@@ -88,8 +110,8 @@ def live(monkeypatch: pytest.MonkeyPatch) -> Any:
 
     servers: list[LocalAPI] = []
 
-    def start(handler: Any) -> LocalAPI:
-        server = LocalAPI(handler).__enter__()
+    def start(handler: Any, count_tokens: Callable[[dict[str, Any]], int] | None = None) -> LocalAPI:
+        server = LocalAPI(handler, count_tokens).__enter__()
         servers.append(server)
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)

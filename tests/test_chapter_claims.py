@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CHAPTERS = ["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14", "15"]
+CHAPTERS = ["00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14", "15", "16"]
 
 # Figures a chapter may state without computing them: published or reported elsewhere, each with its source.
 CITED = {
@@ -356,7 +356,7 @@ def test_the_prose_makes_the_claim_and_the_stored_output_backs_it(claim):
 
 
 def test_every_listed_chapter_has_claims_checked():
-    assert {c.notebook for c in CLAIMS} >= set(CHAPTERS)
+    assert {c.notebook for c in [*CLAIMS, *CLAIMS_16]} >= set(CHAPTERS)
 
 
 @dataclass(frozen=True)
@@ -711,3 +711,119 @@ def test_ch12_concise_is_about_half_of_detailed_and_the_guides_ratio_is_larger()
 def test_ch12_a_live_model_is_not_predicted():
     said = _said("12", "fixed vocabulary")
     assert "a live model would send" not in said and "for a live run to show" in said
+
+
+# --- chapter 16, "Errors in the wild": real tau-bench transcripts (gpt-4o, airline) --------------------------------
+# A block of its own (the shared rules above apply to it through CHAPTERS). The course's capstone: it needs
+# chapter 11's recovery and intervals and chapter 15's MCP log, so it comes last.
+
+CH16 = "16"
+_RATE = re.compile(r"(\d+)% \[(\d+)%, (\d+)%\] \((\d+)/(\d+)\)")
+
+
+def _rate(cell: str) -> tuple[int, int, int]:
+    """'25% [14%, 41%] (9/36)' -> (25, 14, 41): the rate and its interval, in percent."""
+    found = _RATE.search(cell)
+    assert found, f"no rate with an interval in {cell!r}"
+    return int(found[1]), int(found[2]), int(found[3])
+
+
+def _col(out: str, first: str, column: int) -> str:
+    [row] = [r for r in _table(out) if r[0].startswith(first)]
+    return row[column]
+
+
+def _split_holds(out: str) -> bool:
+    """Recovery no lower than the same tasks without errors, their intervals overlapping; those tasks' clean
+    trials far below (intervals apart) the tasks that never produced an error."""
+    err, same, other = (_rate(_col(out, first, 1)) for first in ("an error reached", "no error, on tasks where",
+                                                                "no error, on tasks no trial"))
+    return err[0] >= same[0] and err[1] <= same[2] and same[1] <= err[2] and same[2] < other[1]
+
+
+def _next_actions_hold(out: str) -> bool:
+    """As recorded: no identical retry; passed over: some; replies and changed arguments both grow."""
+    rows = {r[0]: (int(r[1]), int(r[2])) for r in _table(out)}
+    retry, changed, reply = (rows[k] for k in ("identical retry (same tool, same arguments)",
+                                               "same tool, changed arguments", "replied to the user (text, no call)"))
+    return retry[0] == 0 < retry[1] and changed[1] > changed[0] and reply[1] > reply[0]
+
+
+def _rubric_holds(out: str) -> bool:
+    """Pass counts by rule: none names a step, states retryable or has a code; all short, none with internals;
+    most pass echo, and a few fail it."""
+    rows = {r[0].split(":")[0]: (int(r[1]), int(r[2])) for r in _table(out)}
+    return (all(rows[k][0] == 0 for k in ("next", "retryable", "code")) and rows["length"][1] == 0
+            and rows["internals"][1] == 0 and rows["echo"][0] > rows["echo"][1] > 0)
+
+
+CLAIMS_16 = [
+    Claim(CH16, r"\*\*Recovered\*\* \(task 26, trial 0\)", "around(26, 0)",
+          shows=(r"(?m)^0\s+tool error\s+Error: payment method not found", r"(?m)^\+1\s+model calls\s+get_user_details\(",
+                 r"ended correct")),
+    Claim(CH16, r"the model sent `payment_id` `credit_card_7334`", 'print("payment_id of each update_reservation_flights',
+          shows=(r"\['credit_card_7334', 'credit_card_\d{5,}'\]",)),
+    Claim(CH16, r"\*\*Told the customer\*\* \(task 15, trial 2\)", "around(15, 2)",
+          shows=(r"(?m)^0\s+tool error\s+Error: not enough seats", r"(?m)^\+1\s+model writes", "ended correct"),
+          lacks=(r"(?m)^\+1\s+model calls",)),
+    Claim(CH16, r"\*\*Went wrong\*\* \(task 9, trial 2\)", "around(9, 2)",
+          shows=(r"(?m)^\+1\s+model calls\s+think\(", r"(?m)^\+3\s+model calls\s+book_reservation\(",
+                 r"(?m)^\+4\s+tool error\s+Error: payment amount does not add up", "ended not correct")),
+    Claim(CH16, r"the loop signal above counts the failed calls", "signals = [s for s in loops",
+          shows=(r"\('book_reservation', '\d+ identical failed calls'\)",)),
+    Claim(CH16, r"The only argument its first retry changed was the number of bags", "retry = next(",
+          shows=(r"(?m)^\{'total_baggages': \(\d+, \d+\)\}$",)),
+    Claim(CH16, r"episodes that met a tool error ended correct less often than episodes that met none",
+          "rec = recovery(tau.episodes)",
+          holds=lambda out: _rate(_col(out, "recovery:", 1))[0] < _rate(_col(out, "success without", 1))[0]),
+    Claim(CH16, r"Held to the same tasks, the episodes with errors did no worse than those without, and their "
+                r"intervals overlap widely", "split = task_split(", holds=_split_holds),
+    Claim(CH16, r"far below the tasks that never produced an error", "split = task_split(", holds=_split_holds),
+    Claim(CH16, r"most \"another tool\" steps were `think` notes", "think = sum(",
+          holds=lambda out: (lambda m: bool(m) and 2 * int(m[2]) > int(m[1]))(
+              re.search(r"'another tool' after an error: (\d+) times, (\d+) of them think", out))
+          and _next_actions_hold(out.split("\n", 1)[1])),
+    Claim(CH16, r"No error in this file names a next step, says whether calling again can succeed, or carries a code",
+          "readings = read_by_rubric(events)", shows=(r"Heuristic: ",), holds=_rubric_holds),
+    Claim(CH16, r"In this file one side is empty", "next_step_rows(recovery_by_next_step(readings)",
+          shows=(r"at least one error named a next step\s+n/a \(0 episodes\)", r"n/a \(one group is empty\)")),
+    Claim(CH16, r"Each of the three next actions took the branch its error called for, and task 9 still ended not "
+                r"correct", "called_for = {",
+          holds=lambda out: [r[4] for r in _table(out)] == ["True"] * 3 and _col(out, "task-9/", 5) == "False"),
+    Claim(CH16, r"The rewrite passes every rule the real text fails and keeps the ones it passed", "rewrite = tool_error(",
+          holds=lambda out: [r[2] for r in _table(out.split("\n", 2)[2])] == ["pass"] * 8),  # every rule of RULES
+    Claim(CH16, r"says plainly what it cannot give: no error text, no next action, no rubric reading",
+          "print(dashboard(read_transcripts([path])", shows=(r"give no error text, next action or rubric reading",
+                                                             r"simulated transcripts")),
+    Claim(CH16, r"the episodes whose errors named a step \(the contract style's\) recover by construction",
+          "own_readings = read_by_rubric(", shows=(r"in episodes of style: contract$|in episodes of style: contract\n",
+                                                   r"at least one error named a next step\s+100%")),
+    Claim(CH16, r"the model's next steps after one-line errors were mostly replies to the customer and other tools",
+          "think = sum(", holds=lambda out: (lambda rows: 2 * (rows["replied to the user (text, no call)"]
+                                                               + rows["another tool"]) > sum(rows.values()))(
+              {r[0]: int(r[1]) for r in _table(out.split("\n", 1)[1])})),
+    Claim(f"solutions/{CH16}", r"In all four, gpt-4o's next action took the branch the error called for",
+          "mine = branches if", holds=lambda out: len(_table(out)) == 4 and all(r[1] == r[3] for r in _table(out))),
+    Claim(f"solutions/{CH16}", r"Episodes c and d still ended not correct", "mine = branches if",
+          holds=lambda out: [r[4] for r in _table(out)] == ["True", "True", "False", "False"]),
+]
+
+
+@pytest.mark.parametrize("claim", CLAIMS_16, ids=[_claim_id(c) for c in CLAIMS_16])
+def test_ch16_the_prose_makes_the_claim_and_the_stored_output_backs_it(claim):
+    test_the_prose_makes_the_claim_and_the_stored_output_backs_it(claim)
+
+
+def test_ch16_sources_name_the_shipped_files_commit_and_the_chapter_claims_nothing_about_rewrites_it_cannot_show():
+    from atlas_kit.transcripts import TAU_BENCH
+
+    assert TAU_BENCH.commit in _said(CH16, "## Sources") and TAU_BENCH.path in _said(CH16, "## Sources")
+    rewrite = _said(CH16, "The rewrite passes every rule")
+    assert "Only a live run can tell" in rewrite and 'model = "ollama:qwen3:4b"' in rewrite
+    assert not re.search(r"gpt-4o would have (?:recovered|succeeded|followed|done better)", _markdown(CH16))
+
+
+def test_ch16_every_model_behaviour_sentence_is_labelled_as_this_files_observation():
+    said = _said(CH16, "Every figure below is computed from this file")
+    assert all(part in said for part in ("observation", "one model (gpt-4o)", "one domain (airline)"))
+    assert "an observation of that file" in _said(CH16, "## Summary")

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -34,6 +35,9 @@ def test_experiment_end_to_end_writes_results_charts_and_a_labelled_summary(tmp_
     assert "Data: simulated (offline stand-in)." in out
     assert "contract  off" in out and "raw       on" in out  # one row per style and loop-breaker arm
     assert "recovery [95% CI]" in out and f"16 episodes in {tmp_path / 'demo.jsonl'}" in out
+    # Two styles: the paired test, labelled with what was paired and how many pairs, per loop-breaker setting.
+    assert "same ticket, trial and seed" in out and "McNemar p" in out and "Newcombe's 95% interval" in out
+    assert re.search(r"contract - raw +loop breaker off +4 ", out) and re.search(r"contract - raw +loop breaker on +4 ", out)
     pngs = sorted(p.name for p in tmp_path.glob("demo_*.png"))
     assert pngs == sorted(f"demo_{n}.png" for n in ("recovery_by_style", "recovery_by_code", "failure_modes",
                                                      "context_tokens", "loop_breaker"))
@@ -42,7 +46,7 @@ def test_experiment_end_to_end_writes_results_charts_and_a_labelled_summary(tmp_
 
 
 @pytest.mark.parametrize("argv, flag, accepted", [
-    (["--styles", "raw,fancy"], "--styles", "accepted values: raw,generic,contract"),
+    (["--styles", "raw,fancy"], "--styles", "accepted values: raw,generic,plain,contract"),
     (["--faults", "yes"], "--faults", "accepted values: on,off"),
     (["--loop-breaker", "maybe"], "--loop-breaker", "accepted values: on,off"),
     (["--tickets", "T01,T99"], "--tickets", "accepted values: T01,T02,"),

@@ -9,7 +9,10 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atlas_kit.contract import arguments
+from atlas_kit.contract import arguments, schema_subset
+from atlas_kit.contract import errors as errors_module
+from atlas_kit.dispatch import dispatcher as dispatcher_module
+from atlas_kit.dispatch import styles as styles_module
 from atlas_kit.dispatch import dispatcher as dispatch
 from atlas_kit import contract as E
 from atlas_kit.dispatch.dispatcher import Dispatcher
@@ -121,7 +124,9 @@ def text_from_schema() -> str:
     return json.dumps(SCHEMA) + " ".join(TOOLS) + _SOURCES
 
 
-_SOURCES = inspect.getsource(arguments) + inspect.getsource(dispatch) + inspect.getsource(E)
+# The modules whose fixed words a message may contain (the package's __init__ holds none of them).
+_SOURCES = "".join(inspect.getsource(m) for m in (arguments, schema_subset, dispatcher_module, styles_module,
+                                                  errors_module))
 
 
 @settings(max_examples=100, deadline=None)

@@ -264,7 +264,7 @@ def test_replay_refuses_a_log_whose_tool_results_were_changed() -> None:
 
 
 @pytest.mark.parametrize("args, words", [
-    ({"style": "fancy"}, "-T style=fancy: choose raw, generic or contract."),
+    ({"style": "fancy"}, "-T style=fancy: choose one of raw, generic, plain, contract."),
     ({"faults": "maybe"}, "-T faults=maybe: give true or false."),
     ({"tickets": "T01,T99"}, "-T tickets=T99: not a ticket set or ticket id"),
     ({"max_steps": 0}, "-T max_steps=0"),

@@ -59,18 +59,27 @@ def test_expected_answers_are_what_the_customer_did_not_already_say():
 def test_the_audit_passes_the_design_and_catches_an_error_that_states_the_answer():
     assert audit(seeds=range(3)) == []
     leaks = audit(tickets=["T22"], seeds=[0])
-    assert {(x.style, x.answer) for x in leaks} == {("contract", "$75.00"), ("contract", "7500"), ("generic", "7500")}
+    # The contract states the amount left; the plain arm diagnoses without it; the generic wrapper's raw text has it.
+    assert {(x.style, x.answer) for x in leaks} == {("contract", "$75.00"), ("contract", "7500")}
     assert all("7500" in x.error or "75.00" in x.error for x in leaks)
+    generic = Preset("generic", "the generic wrapper as control", "generic", "contract", SELF_REFLECTIVE.tasks,
+                     SELF_REFLECTIVE.published)
+    assert ("generic", "7500") in {(x.style, x.answer) for x in audit(generic, tickets=["T22"], seeds=[0])}
     leaky = Preset("leaky", "a design with T22", "generic", "contract", (*SELF_REFLECTIVE.tasks, ("T22", "why")),
                    SELF_REFLECTIVE.published)
     with pytest.raises(ValueError, match="leaks answers in .* first: T22"):
         run_preset(leaky, trials=11, progress=False)
 
 
+def test_the_control_arm_is_the_papers_a_plain_diagnosis_with_no_recovery_suggestion():
+    assert (SELF_REFLECTIVE.control, SELF_REFLECTIVE.treatment) == ("plain", "contract")
+    assert "plain-English diagnoses" in SELF_REFLECTIVE.title
+
+
 def test_an_offline_run_fills_each_cell_with_n_paired_episodes_and_says_simulated(tmp_path):
     result = run_preset(trials=25, progress=False, out=tmp_path)
     cells = collections.Counter((r["model"], r["style"]) for r in result.records)
-    assert cells == {("atlas-offline-1", "generic"): 25, ("atlas-offline-1", "contract"): 25}
+    assert cells == {("atlas-offline-1", "plain"): 25, ("atlas-offline-1", "contract"): 25}
     assert {r["source_kind"] for r in result.records} == {"simulated"} and all(r["faults"] for r in result.records)
     c = result.comparisons["atlas-offline-1"]
     assert c.paired.n == 25 and c.rate_a.n == c.rate_b.n == 25
@@ -85,7 +94,7 @@ def test_an_offline_run_fills_each_cell_with_n_paired_episodes_and_says_simulate
 def _records(model: str, pairs: list[tuple[bool, bool]]) -> list[dict]:
     out = []
     for i, (structured, plain) in enumerate(pairs):
-        for style, right in (("contract", structured), ("generic", plain)):
+        for style, right in (("contract", structured), ("plain", plain)):
             out.append({"key": f"{model}|{style}|{i}", "model": model, "style": style, "faults": True,
                         "break_loops": True, "profile": None, "ticket": TEN[i % 10], "trial": i // 10, "seed": i // 10,
                         "correct": right, "stop_reason": "finished", "input_tokens": 1000 + 37 * i,
@@ -104,11 +113,11 @@ def test_the_tables_statistics_match_reference_implementations():
     assert row[2] == f"67% [{lo:.0%}, {hi:.0%}] (20/30)" and (lo, hi) == pytest.approx(wilson(20, 30))
     lo, hi = scipy_stats.binomtest(9, 30).proportion_ci(method="wilson")
     assert row[1] == f"30% [{lo:.0%}, {hi:.0%}] (9/30)"
-    assert row[3].startswith("+36.7 [")  # (14 - 3) / 30 points, the paired difference
-    assert row[4] == f"{scipy_stats.fisher_exact([[20, 10], [9, 21]]).pvalue:.3g}" == f"{fisher_exact(20, 10, 9, 21):.3g}"
-    assert row[5] == f"{scipy_stats.binomtest(3, 17, 0.5).pvalue:.3g}" == f"{mcnemar_exact(14, 3):.3g}"
+    assert row[3].startswith("+36.7 [") and row[4] == 30  # (14 - 3) / 30 points over 30 pairs, the paired difference
+    assert row[5] == f"{scipy_stats.fisher_exact([[20, 10], [9, 21]]).pvalue:.3g}" == f"{fisher_exact(20, 10, 9, 21):.3g}"
+    assert row[6] == f"{scipy_stats.binomtest(3, 17, 0.5).pvalue:.3g}" == f"{mcnemar_exact(14, 3):.3g}"
     tokens = sum(1000 + 37 * i + 50 + i % 7 for i, (s, _) in enumerate(pairs))
-    assert row[7] == f"{tokens / 20:,.0f}"
+    assert row[8] == f"{tokens / 20:,.0f}"
     assert "live (claude-x" in table.caption and "Simulated" not in table.caption
 
 
@@ -120,7 +129,7 @@ def test_the_estimate_is_the_sweeps_own_and_halves_at_the_batch_price():
     assert "50% batch price" in half.describe()
     from atlas_kit.experiments.episodes import plan
 
-    episodes = plan(styles=("generic", "contract"), faults=(True,), break_loops=(True,), profiles=(None,),
+    episodes = plan(styles=("plain", "contract"), faults=(True,), break_loops=(True,), profiles=(None,),
                     tickets=TEN, trials=3, model="claude-sonnet-5-5")
     assert est == sweep_estimate(episodes, model="claude-sonnet-5-5", max_cost_per_episode=0.25, max_tokens=4096)
     three = preset_estimate(models=["claude-sonnet-5-5", "claude-haiku-4-5", "claude-sonnet-4-5"], trials=30)
@@ -136,7 +145,7 @@ def test_a_live_preset_is_estimated_and_confirmed_once_per_model_before_it_spend
         with pytest.raises(Exception, match="not confirmed"):
             run_preset(models=["claude-sonnet-5-5"], trials=15, out=tmp_path, progress=False, max_cost_usd=math.inf,
                        confirm=lambda e: asked.append(e) or False)
-        assert len(asked) == 1 and server.requests == []  # refused: nothing was sent
+        assert len(asked) == 1 and server.messages == []  # refused: nothing was sent
         result = run_preset(models=["claude-sonnet-5-5"], trials=15, out=tmp_path, progress=False,
                             max_cost_usd=math.inf, confirm=lambda e: asked.append(e) or True)
     assert len(asked) == 2 and asked[1].episodes == 30  # the whole design: 15 episodes in each arm
@@ -151,6 +160,9 @@ def test_the_cli_runs_the_preset_and_refuses_options_it_fixes(tmp_path, capsys):
     # Structured: 9 of 10. T23's say asks to "ask them to confirm it", which the stand-in's template leaves out.
     assert re.search(r"atlas-offline-1 +0% \[0%, 28%\] \(0/10\) +100% \[72%, 100%\] \(10/10\)", out)
     assert "Audit passed" in out and "simulated" in out
+    run, paper = out.split("== Published: a paper's measurement, not a run of this design ==")
+    assert run.startswith("== This run: simulated (offline stand-in) ==") and "+36.7" not in run and "McNemar p" in run
+    assert "+36.7 to +40.0" in paper and "N = 30" in paper
     assert main(["experiment", "--preset", "self-reflective", "--tickets", "T01", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "drop --tickets" in err

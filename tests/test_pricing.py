@@ -86,7 +86,7 @@ def test_the_estimate_says_what_it_assumed():
     text = P.estimate(3, model="claude-test-unlisted-2", base_tokens=900, max_cost_usd=0.1, max_tokens=512).describe()
     assert text.startswith("Cost estimate: 3 live episodes of claude-test-unlisted-2")
     assert f"so {P.FALLBACK_MODEL}'s is used" in text and P.PRICES_AS_OF in text
-    assert text.count("\n") == 3 and "  low " in text and "  high " in text and "  cap " in text
+    assert text.count("\n") == 4 and "  first request: 900 input tokens, estimated." in text and "  low " in text and "  high " in text and "  cap " in text
 
 
 def test_zero_episodes_cost_nothing_and_a_bad_count_is_refused():

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from atlas_kit.experiments.metrics import wilson
 from atlas_kit.experiments.stats import (Comparison, PairedDifference, compare_arms, fisher_exact, mcnemar_exact, newcombe_paired,
-                             pair_records, paired_difference, tokens_per_success)
+                             pair_records, paired_difference, paired_rows, tokens_per_success)
 
 CAVO = (59, 6, 16, 80)  # both right, only a, only b, neither
 
@@ -228,3 +228,48 @@ def test_compare_arms_reports_both_rates_the_paired_test_and_fisher():
     assert "paired difference (contract - raw): +45%" in str(cmp)
     with pytest.raises(ValueError, match="both arms"):
         compare_arms(rs, a="contract", b="generic")
+
+
+# --- paired_rows: every two-arm summary's paired table ----------------------------------------------------------
+
+def _episode(style: str, ticket: str, trial: int, correct: bool, **more: object) -> dict:
+    return {"key": f"{style}|{ticket}|{trial}|{more}", "model": "m", "style": style, "faults": True,
+            "break_loops": True, "profile": None, "ticket": ticket, "trial": trial, "seed": trial, "correct": correct,
+            "stop_reason": "finished", "source": "simulated (offline stand-in)", "source_kind": "simulated", **more}
+
+
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=40))
+def test_paired_rows_is_mcnemar_and_newcombe_over_the_episodes_both_arms_ran(pairs):
+    records = [r for i, (a, b) in enumerate(pairs) for r in (_episode("contract", f"T{i % 9:02d}", i, a),
+                                                             _episode("raw", f"T{i % 9:02d}", i, b))]
+    records.append(_episode("raw", "T99", 99, True))  # an episode with no pair: left out
+    table = paired_rows(records)
+    [row] = table.rows
+    d = paired_difference(pairs)
+    assert row[:4] == ["contract - raw", "all", len(pairs), f"{d.n10} / {d.n01}"]
+    low, high = newcombe_paired(d.n11, d.n10, d.n01, d.n00)
+    assert row[4] == f"{d.difference * 100:+.1f} [{low * 100:+.1f}, {high * 100:+.1f}]"
+    assert row[5] == f"{mcnemar_exact(d.n10, d.n01):.3g}"
+    assert "same ticket, trial and seed" in table.caption and "simulated" in table.caption
+
+
+def test_paired_rows_compares_every_arm_with_the_contract_and_never_pairs_across_conditions():
+    records = [_episode(s, f"T0{t}", 0, ok, faults=f) for s, ok in (("raw", False), ("generic", False), ("contract", True))
+               for t in range(3) for f in (True, False)]
+    table = paired_rows(records)
+    assert [r[:3] for r in table.rows] == [["contract - raw", "faults off", 3], ["contract - raw", "faults on", 3],
+                                           ["contract - generic", "faults off", 3], ["contract - generic", "faults on", 3]]
+    assert "compared with contract" in table.caption and "within one setting of faults" in table.caption
+    two = paired_rows([r for r in records if r["style"] != "generic"])
+    assert "compared with" not in two.caption  # two arms: nothing to say about which
+    chosen = paired_rows(records, against="raw")
+    assert {r[0] for r in chosen.rows} == {"raw - generic", "raw - contract"}
+    no_contract = paired_rows([r for r in records if r["style"] != "contract"])
+    assert {r[0] for r in no_contract.rows} == {"generic - raw"}  # the last arm seen stands in for the contract
+
+
+def test_paired_rows_needs_two_arms():
+    with pytest.raises(ValueError, match="two arms of style"):
+        paired_rows([_episode("raw", "T01", 0, True)])
+    with pytest.raises(ValueError, match="'plain' among them"):
+        paired_rows([_episode("raw", "T01", 0, True), _episode("contract", "T01", 0, True)], against="plain")

@@ -99,6 +99,8 @@ def test_the_record_fields_are_the_record_types_keys_in_order():
 
 
 def test_the_closed_sets_are_the_literals_they_come_from():
-    assert T.STYLE_NAMES == ("raw", "generic", "contract")
+    from atlas_kit.dispatch.styles import STYLES
+
+    assert T.STYLE_NAMES == ("raw", "generic", "plain", "contract") == tuple(STYLES)  # the Literal and the registry
     assert "end_turn" in T.API_STOP_REASONS and "finished" in T.STOP_REASONS
     assert "harness_error" not in T.STOP_REASONS

@@ -1,7 +1,7 @@
 """Atlas, a fictional billing and catalogue company: the world the course's agents work in.
 
 data and records (what exists), tools and handlers (what an agent may do), faults (what goes
-wrong), styles (three wordings of a failure), tickets and outcome (the work and how it is
+wrong), styles (a failure in every wording), tickets and outcome (the work and how it is
 checked), session (one ticket ready to run) and grade (was it right). Chapters 04 and 10.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from .outcome import Call, Change, Escalation, Lookup, Outcome, Refund, Script, 
 from .session import Session, atlas_session, play
 from .styles import catalogue
 from ..dispatch.styles import contract_style
-from ..dispatch.styles import STYLES, generic_style, raw_style, style_named
+from ..dispatch.styles import STYLES, generic_style, plain_style, raw_style, style_named
 from .tickets import ALL_TICKETS, IMPLICIT_TICKETS, TICKETS, Ticket, ticket
 from .tools import TOOL_NAMES, build_tools
 
@@ -55,6 +55,7 @@ __all__ = [
     "generic_style",
     "grade",
     "money",
+    "plain_style",
     "play",
     "raw_style",
     "sometimes",

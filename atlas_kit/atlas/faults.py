@@ -234,22 +234,26 @@ def _refusal(kind: FaultKind, tool: Tool) -> ToolFailure:
     if code is ErrorCode.NOT_PERMITTED:
         return ToolFailure(code, "This session is not allowed to use that record. Do not try other ids; tell the "
                                  "customer it cannot be done here.",
-                           next=stop("Tell the customer you cannot do this for them here."), raw="HTTP 403 Forbidden")
+                           next=stop("Tell the customer you cannot do this for them here."), raw="HTTP 403 Forbidden",
+                           plain="This session is not allowed to use that record.")
     if code is ErrorCode.NOT_FOUND:
         return ToolFailure(code, "No record matches the id given. Ask the customer to check it; do not guess other ids.",
                            next=stop("Tell the customer it was not found and ask them to confirm the id."),
-                           raw="HTTP 404 Not Found")
+                           raw="HTTP 404 Not Found", plain="No record matches the id given.")
     if code is ErrorCode.INVALID_ARGUMENT:
         name = str(tool.input_schema.get("required", ["input"])[0])
         return ToolFailure(code, f"The service rejected argument {name}; check it against the tool's description "
                                  "and call again.",
                            next=retry_changed(name, f"Call again with a corrected {name}."),
-                           raw=f"pydantic_core.ValidationError: 1 validation error for Request\n{name}\n  Value error")
+                           raw=f"pydantic_core.ValidationError: 1 validation error for Request\n{name}\n  Value error",
+                           plain=f"The service rejected the value given for the {name.replace('_', ' ')}.")
     raw = "PolicyError: daily quota exceeded for tenant"
     if tool.name == "escalate_to_human":
         return ToolFailure(code, "This customer has reached today's limit for escalations. Tell the customer no case "
                                  "could be opened today and to write again tomorrow.",
-                           next=stop("Tell the customer no new case could be opened today."), raw=raw)
+                           next=stop("Tell the customer no new case could be opened today."), raw=raw,
+                           plain="This customer has reached today's limit for escalations.")
     return ToolFailure(code, "This customer has reached today's limit for this action. A person can finish it: use "
                              "escalate_to_human with queue general.",
-                       next=switch_tool("escalate_to_human", "Escalate to queue general, then tell the customer."), raw=raw)
+                       next=switch_tool("escalate_to_human", "Escalate to queue general, then tell the customer."), raw=raw,
+                       plain="This customer has reached today's limit for this action.")

@@ -1,7 +1,7 @@
 """Atlas's failures in every style, side by side: the catalogue the chapters show.
 
-The styles themselves (raw, generic, contract) and their registry are dispatch/styles.py; this module runs
-each Atlas failure case through all of them (`catalogue()`) and lays the rows out. Chapters 01 and 02.
+The styles themselves (raw, generic, plain, contract) and their registry are dispatch/styles.py; this module runs
+each Atlas failure case through every one of them (`catalogue()`) and lays the rows out. Chapters 01 and 02.
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ CASES: tuple[Case, ...] = (
 
 @dataclass(frozen=True)
 class Row:
-    """One failure in the three styles, with the code and branch the contract chose."""
+    """One failure in every style (the fields follow types.STYLE_NAMES), with the code and branch the contract chose."""
 
     case: str
     tool: str
@@ -62,11 +62,12 @@ class Row:
     branch: str | None
     raw: str
     generic: str
+    plain: str
     contract: str
 
 
 def catalogue(*, seed: int = 0, cases: tuple[Case, ...] = CASES) -> list[Row]:
-    """Run each case once on a fresh World and word its failure in all three styles."""
+    """Run each case once on a fresh World and word its failure in every style."""
     rows = []
     for case in cases:
         world = World(seed)
@@ -87,7 +88,8 @@ def as_markdown(rows: list[Row], *, width: int = 90) -> str:
     def cell(text: str) -> str:
         flat = " ".join(text.split()).replace("|", "\\|")
         return flat if len(flat) <= width else flat[: width - 1] + "…"
-    lines = ["| failure | code / branch | raw | generic | contract |", "|---|---|---|---|---|"]
+    lines = ["| failure | code / branch | " + " | ".join(STYLE_NAMES) + " |", "|---" * (2 + len(STYLE_NAMES)) + "|"]
     for r in rows:
-        lines.append(f"| {r.case} | {r.code} / {r.branch} | {cell(r.raw)} | {cell(r.generic)} | {cell(r.contract)} |")
+        texts = " | ".join(cell(getattr(r, s)) for s in STYLE_NAMES)
+        lines.append(f"| {r.case} | {r.code} / {r.branch} | {texts} |")
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import warnings
 from pathlib import Path
 from typing import TextIO
 
+from ..types.sets import MAX_EPISODES
 from .args import (ON_OFF, STYLE_NAMES, Commands, _cassette, _csv, _dollars, _name, _positive, _preset_name,
     _profile, _seed, _tickets)
 from .audit import add_audit_parser
@@ -46,8 +47,17 @@ def _add_experiment_parser(sub: Commands) -> None:
                     "running the same command again resumes and never repeats an episode (episodes that failed at "
                     "the API are rerun). A live sweep prints its cost estimate and asks before it starts.",
         epilog="exit codes: 0 done; 1 stopped by the API (a rejected key, an outage); 2 bad input, or a live sweep "
-               "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1, 3 or 130. "
+               "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1 or 130, and "
+               "with a larger --budget after 3. "
                "Example: atlas-kit experiment --model offline --styles raw,contract --trials 20 --out results/")
+    _experiment_conditions(exp)
+    _experiment_how(exp)
+    exp.set_defaults(func=experiment_command)
+
+
+def _experiment_conditions(exp: argparse.ArgumentParser) -> None:
+    """The experiment options that say what runs and where the results go: the model, the styles, the trials and
+    seeds, the folder and name, the tickets and the faults (in the order --help lists them)."""
     exp.add_argument("--model", default="offline", metavar="NAME",
                      help="'offline' (default): the rule-based stand-in, results labelled simulated; a local model, "
                           "free and with no key: ollama:qwen3:4b (Ollama) or llamacpp:NAME (llama-server); or a Claude "
@@ -60,7 +70,10 @@ def _add_experiment_parser(sub: Commands) -> None:
     exp.add_argument("--styles", type=_csv("style", STYLE_NAMES), default=list(STYLE_NAMES), metavar="LIST",
                      help=f"error styles to compare, comma-separated, from {','.join(STYLE_NAMES)} (default: all)")
     exp.add_argument("--trials", type=_positive, default=5, metavar="N",
-                     help="trials per ticket and condition; trial i runs with seed FIRST_SEED + i (default: 5)")
+                     help="trials per ticket and condition; trial i runs with seed FIRST_SEED + i (default: 5). A "
+                          f"sweep plans at most {MAX_EPISODES:,} episodes (conditions × tickets × trials; it holds them "
+                          "and its results in memory); a larger plan is refused at once, naming the most trials it "
+                          "allows")
     exp.add_argument("--first-seed", type=_seed, default=0, metavar="FIRST_SEED",
                      help="the seed of trial 0 (default: 0)")
     exp.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",
@@ -72,8 +85,6 @@ def _add_experiment_parser(sub: Commands) -> None:
                           "tickets (default: the core 27, T01 to T27)")
     exp.add_argument("--faults", type=_csv("faults setting", tuple(ON_OFF), ON_OFF.get), default=[True, False],
                      metavar="on,off", help="inject each ticket's faults: on, off, or on,off for both (default: on,off)")
-    _experiment_how(exp)
-    exp.set_defaults(func=experiment_command)
 
 
 def _experiment_how(exp: argparse.ArgumentParser) -> None:
@@ -90,10 +101,14 @@ def _experiment_how(exp: argparse.ArgumentParser) -> None:
     exp.add_argument("--cassette", type=_cassette, default=None, metavar="PATH",
                      help="replay a recorded cassette instead of calling a model: no key, no network")
     exp.add_argument("--record", type=Path, default=None, metavar="PATH",
-                     help="with a live model: record every call to this cassette, for replaying in class")
+                     help="with a live model: record every call to this cassette, for replaying in class; the path "
+                          "is tried before anything is sent, and the calls are also kept beside the results "
+                          "(NAME.jsonl.tape), so a rerun writes the whole cassette, whichever run made them")
     exp.add_argument("--budget", type=_dollars, default=None, metavar="USD",
-                     help="live only: stop the sweep cleanly once it has spent this many US dollars; rerun to resume "
-                          "(default: no budget beyond the confirmed estimate)")
+                     help="live only: a total for the results file, in US dollars: what its episodes already cost "
+                          "plus this run. The sweep stops cleanly once the total is spent (exit 3) and is refused once "
+                          "it is spent; rerun with a larger --budget to go on (default: no budget beyond the confirmed "
+                          "estimate)")
     exp.add_argument("--yes", action="store_true",
                      help="live only: start without asking; a live sweep first prints its cost estimate and, with no "
                           "terminal to ask on, is refused unless --yes is given")

@@ -12,10 +12,12 @@ import re
 from pathlib import Path
 from typing import Callable, Protocol
 
-__all__ = ["ON_OFF", "STYLE_NAMES", "Commands", "_cassette", "_chapter", "_csv", "_dollars", "_existing", "_name", "_one_line",
-           "_positive", "_preset_name", "_profile", "_seconds", "_seed", "_ticket", "_tickets"]
+from ..dispatch.styles import STYLES
 
-STYLE_NAMES = ("raw", "generic", "contract")
+__all__ = ["ON_OFF", "STYLE_NAMES", "Commands", "_cassette", "_chapter", "_csv", "_dollars", "_existing", "_name",
+           "_one_line", "_positive", "_preset_name", "_profile", "_seconds", "_seed", "_ticket", "_tickets"]
+
+STYLE_NAMES: tuple[str, ...] = tuple(STYLES)  # the registry's names: a new style is offered everywhere at once
 ON_OFF = {"on": True, "off": False}
 
 

@@ -23,7 +23,7 @@ def experiment_command(args: argparse.Namespace) -> int:
     from ..experiments.spec import SweepSpec
     from ..experiments.sweep import sweep
     from ..experiments.guard import SweepInterrupted, SweepStopped
-    from ..face.tables import recovery_table
+    from ..face.tables import paired_table, recovery_table
 
     out: Path = args.out
     jsonl = out / f"{args.name}.jsonl"
@@ -47,6 +47,9 @@ def experiment_command(args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     varying = [f for f in ("faults", "break_loops", "profile", "model") if len({r[f] for r in records}) > 1]
     print(recovery_table(records, by=("style", *varying)))
+    if len({r["style"] for r in records}) > 1:  # two arms or more: the paired test, each against the contract
+        print()
+        print(paired_table(records))
     print(f"\n{len(records)} episodes in {jsonl}")
     try:
         for path in save_charts(records, out, prefix=f"{args.name}_"):
@@ -82,10 +85,13 @@ def preset_command(args: argparse.Namespace) -> int:
     except (SweepInterrupted, SweepStopped, ValueError, OSError) as err:
         return _failed(err)
     from ..experiments.presets import published_rows
+    from ..experiments.results import source_label
     from ..face.tables import Table
 
+    # Two tables, never one: a run (simulated, live or replayed) and a paper's measurement are different evidence.
+    print(f"== This run: {source_label(result.records)} ==")
     print(Table.of(result.rows()))
-    print()
+    print("\n== Published: a paper's measurement, not a run of this design ==")
     print(Table.of(published_rows(args.preset)))
     print(f"\n{len(result.records)} episodes in {args.out}/{args.preset}_MODEL.jsonl. Audit passed: no error text "
           f"states a task's expected answer ({result.audited} ticket, arm and seed runs read).")

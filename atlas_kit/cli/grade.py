@@ -1,6 +1,6 @@
 """`atlas-kit grade`: grade learners' exercise notebooks offline and confined, and print the summary.
 
-The work lives in grading/, which runs each notebook through the course's own checks (chapters 00 to 15).
+The work lives in grading/, which runs each notebook through the course's own checks (chapters 00 to 16).
 """
 from __future__ import annotations
 

@@ -61,7 +61,7 @@ def add_mcp_parser(sub: Commands) -> None:
                     "and the server grades it.",
         epilog="example: atlas-kit mcp --print-config claude-code   (prints the exact `claude mcp add` line)")
     mcp.add_argument("--style", choices=STYLE_NAMES, default="contract",
-                     help="how failed tool calls are worded: raw, generic or contract (default: contract)")
+                     help=f"how failed tool calls are worded: one of {', '.join(STYLE_NAMES)} (default: contract)")
     mcp.add_argument("--faults", choices=tuple(ON_OFF), default="on", help="inject each ticket's faults (default: on)")
     mcp.add_argument("--seed", type=_seed, default=0, help="the seed of Atlas's data and faults (default: 0)")
     mcp.add_argument("--log", type=Path, default=None, metavar="FILE",

@@ -191,12 +191,16 @@ class ToolFailure(Exception):
         next: Next | None = None,
         detail: str | None = None,
         raw: str | None = None,
+        plain: str | None = None,
     ):
         self.code = _coerce_code(code)
         _check_message(message)
         _check_branch(self.code, next)
+        if plain is not None:
+            _check_plain(plain)
         # raw: what the underlying library would have said; shown only in the raw and generic styles.
-        self.message, self.next, self.detail, self.raw = message, next, detail, raw
+        # plain: one sentence that diagnoses the failure and suggests no next step; shown only in the plain style.
+        self.message, self.next, self.detail, self.raw, self.plain = message, next, detail, raw, plain
         super().__init__(f"{self.code.value}: {message}")
 
 
@@ -247,6 +251,13 @@ def _check_message(message: object) -> None:
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", message.strip()) if s]
     if len(sentences) > 2:
         raise AtlasKitValueError(f"message has {len(sentences)} sentences; write one or two and put the rest in detail=.")
+
+
+def _check_plain(plain: object) -> None:
+    _check_text("plain", plain)
+    assert isinstance(plain, str)
+    if len([s for s in re.split(r"(?<=[.!?])\s+", plain.strip()) if s]) != 1:
+        raise AtlasKitValueError("plain must be one sentence that says what went wrong; leave what to do to message= and next=.")
 
 
 def _check_branch(code: ErrorCode, next: Next | None) -> None:

@@ -15,7 +15,8 @@ if _typing.TYPE_CHECKING:
     from .tool import CallContext, Handler, Tool
     from .transient import RetryPolicy, Transient
     from .breaker import LoopBreak, LoopBreaker, args_key, canonical_args
-    from .styles import Failure, Style, contract_style
+    from .styles import (Failure, PLAIN_BY_CODE, Style, contract_style, plain_argument, plain_crash, plain_style,
+        plain_unanswered)
     from .trace import Trace
 
 _WHERE = {
@@ -27,6 +28,7 @@ _WHERE = {
     "Handler": "tool",
     "LoopBreak": "breaker",
     "LoopBreaker": "breaker",
+    "PLAIN_BY_CODE": "styles",
     "RetryPolicy": "transient",
     "Style": "styles",
     "Tool": "tool",
@@ -38,11 +40,16 @@ _WHERE = {
     "canonical_args": "breaker",
     "contract_style": "styles",
     "crash_error": "dispatcher",
+    "plain_argument": "styles",
+    "plain_crash": "styles",
+    "plain_style": "styles",
+    "plain_unanswered": "styles",
 }
 __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "CallContext", "DispatchResult", "Dispatcher", "Dispatches", "Failure", "Handler", "LoopBreak", "LoopBreaker",
-    "RetryPolicy", "Style", "Tool", "ToolDispatcher", "Trace", "Transient", "args_key", "argument_error",
-    "canonical_args", "contract_style", "crash_error",
+    "PLAIN_BY_CODE", "RetryPolicy", "Style", "Tool", "ToolDispatcher", "Trace", "Transient", "args_key",
+    "argument_error", "canonical_args", "contract_style", "crash_error", "plain_argument", "plain_crash", "plain_style",
+    "plain_unanswered",
 ]

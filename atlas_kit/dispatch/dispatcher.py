@@ -15,7 +15,7 @@ from ..contract.arguments import ArgumentProblem, check_arguments
 from ..contract.errors import Branch, ErrorCode, ToolError, ToolFailure, retry_changed, stop, tool_error
 from ..types import JSONObject, ToolDefinition, ToolResultBlock, content_blocks
 from .breaker import LoopBreak, LoopBreaker, canonical_args
-from .styles import Failure, Style, contract_style
+from .styles import Failure, Style, contract_style, plain_argument, plain_crash, plain_unanswered
 from .tool import CallContext, Tool
 from .trace import Trace
 from .transient import RetryPolicy, Transient
@@ -143,10 +143,12 @@ class Dispatcher:
                 use_id, ErrorCode.INVALID_ARGUMENT, f"No tool has that name; the tools available are: {names}.",
                 next=retry_changed("name", "Call one of the listed tools instead."),
             )
-            return self._fail("<unknown>", err, raw=f"KeyError: no tool named {name!r}")
+            return self._fail("<unknown>", err, raw=f"KeyError: no tool named {name!r}", plain="No tool has that name.")
         problem = check_arguments(tool.input_schema, args)
         if problem is not None:
-            return self._fail(tool.name, argument_error(use_id, problem), raw=problem.raw)
+            given = isinstance(args, dict) and problem.argument in args
+            return self._fail(tool.name, argument_error(use_id, problem), raw=problem.raw,
+                              plain=plain_argument(problem.argument, given=given))
         return self._run(tool, use_id, cast(JSONObject, args))  # the schema check passed: args is an object
 
     def _run(self, tool: Tool, use_id: str, args: JSONObject) -> tuple[ToolResultBlock, Failure | None]:
@@ -158,7 +160,7 @@ class Dispatcher:
                 value = tool.handler(args, CallContext(use_id, attempt, key))
             except ToolFailure as exc:
                 err = tool_error(use_id, exc.code, exc.message, next=exc.next, detail=exc.detail)
-                return self._fail(tool.name, err, raw=exc.raw or exc.message)
+                return self._fail(tool.name, err, raw=exc.raw or exc.message, plain=exc.plain)
             except (Transient, TimeoutError) as exc:
                 raw = exc.raw if isinstance(exc, Transient) else f"TimeoutError: {exc}" if str(exc) else "TimeoutError"
                 after = exc.retry_after if isinstance(exc, Transient) else None
@@ -185,19 +187,20 @@ class Dispatcher:
             say = "Tell the customer it could not be done now, and offer to escalate to a person."
         err = tool_error(use_id, ErrorCode.UPSTREAM_UNAVAILABLE, message, next=stop(say),
                          detail=f"gave up after {attempts} attempt(s): {raw}")
-        return self._fail(tool.name, err, raw=raw)
+        return self._fail(tool.name, err, raw=raw, plain=plain_unanswered(side_effect=tool.side_effect))
 
     def _internal(self, use_id: str, name: str, exc: BaseException, *, side_effect: bool | None) -> Failure:
         err = crash_error(use_id, exc, side_effect=side_effect)
         tb = err.detail or ""
         self.trace.add("error", tool_use_id=use_id, tool=name, code=err.code.value, branch=Branch.STOP.value,
                        detail=tb, crashed=True)
-        return Failure(name, err, tb)
+        return Failure(name, err, tb, plain_crash(side_effect=side_effect))
 
-    def _fail(self, name: str, err: ToolError, *, raw: str) -> tuple[ToolResultBlock, Failure]:
+    def _fail(self, name: str, err: ToolError, *, raw: str,
+              plain: str | None = None) -> tuple[ToolResultBlock, Failure]:
         self.trace.add("error", tool_use_id=err.tool_use_id, tool=name, code=err.code.value,
                        branch=err.next.branch.value if err.next else None, detail=err.detail or raw)
-        failure = Failure(name, err, raw)
+        failure = Failure(name, err, raw, plain)
         return self.style(failure), failure
 
     def _count(self, failure: Failure, args: object) -> LoopBreak | None:

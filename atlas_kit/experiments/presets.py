@@ -1,8 +1,9 @@
 """A published design, reproduced on Atlas: "Self-Reflective APIs" (arXiv 2606.05037), as `--preset self-reflective`.
 
-Plain-English errors against structured errors with recovery suggestions, on ten tickets that need
-recovery, N episodes per (model, arm) cell, any models. It audits that no error text gives a task's
-expected answer away, estimates the live cost first, and reports each cell beside the paper's figures. Chapter 11.
+Plain-English diagnoses (the plain style) against structured errors with recovery suggestions (the contract), on
+ten tickets that need recovery, N episodes per (model, arm) cell, any models. It audits that no error text gives a
+task's expected answer away (leaks.py), estimates the live cost first, and reports the runs in one table and the
+paper's figures in another. Chapter 11.
 """
 from __future__ import annotations
 
@@ -12,15 +13,14 @@ import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Callable, Literal, Sequence
 
-from ..agent import Bounds, run_agent
-from ..atlas import Lookup, Ticket, World, atlas_session, money, play, ticket
+from ..agent import Bounds
 from .episodes import plan
+from .leaks import Leak, expected_answers, find_leaks
 from .spec import SweepSpec
-from .sweep import sweep
-from .guard import SweepStopped, sweep_estimate
-from ..models.standin.model import OFFLINE_MODEL, offline_client
+from .sweep import Sweep, sweep
+from .guard import SweepRefused, SweepStopped, spent_in, sweep_estimate
 from ..models.pricing import Estimate
 from .results import source_label
 from ..types import Record, TableRows
@@ -62,10 +62,11 @@ class Preset:
 
 SELF_REFLECTIVE = Preset(
     name="self-reflective",
-    title="Self-Reflective APIs (arXiv 2606.05037): plain-English errors against structured recovery suggestions",
-    # Atlas's nearest arms: `generic` tells what went wrong in a sentence and names no next step; `contract`
-    # adds a code, retryable and a structured `next` (the recovery suggestion).
-    control="generic",
+    title="Self-Reflective APIs (arXiv 2606.05037): plain-English diagnoses against structured recovery suggestions",
+    # The paper's arms: a plain-English diagnosis with no recovery suggestion is Atlas's `plain` (one sentence on
+    # what went wrong, no code, no retry, no next step; `generic`'s "please try again" is a suggestion, so it is
+    # not this arm); the structured errors are the contract: a code, retryable and a `next` (the suggestion).
+    control="plain",
     treatment="contract",
     tasks=(  # every one fails on a permanent error the model must read and act on; none on a passing outage
         ("T19", "invalid_argument: narrow the query, retry changed"),
@@ -103,75 +104,15 @@ def assign(trials: int, tickets: Sequence[str]) -> list[tuple[tuple[str, ...], i
     return [(group, n) for group, n in groups if group and n]
 
 
-@dataclass(frozen=True)
-class Leak:
-    """An error text that states something the task's final answer must give and the customer did not."""
-
-    ticket: str
-    style: str
-    seed: int
-    answer: str
-    error: str
-
-    def __str__(self) -> str:
-        return f"{self.ticket} ({self.style}, seed {self.seed}): an error states {self.answer!r}: {self.error[:160]}"
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"(?<=\d),(?=\d{3})", "", text).replace("$", "").lower()
-
-
-def _states(text: str, answer: str) -> bool:
-    return re.search(r"(?<![a-z0-9])" + re.escape(_plain(answer)) + r"(?![0-9])", _plain(text)) is not None
-
-
-def expected_answers(t: Ticket, world: World) -> tuple[str, ...]:
-    """What the final answer (or end state) must give that the customer's message does not: facts, refund ids,
-    amounts (as dollars and as cents) and quantities. The route to it (a tool, a queue) is the recovery, not the answer."""
-    outcome = t.outcome(faults=True)
-    found: list[str] = []
-    for fact in outcome.facts:
-        for option in fact if isinstance(fact, tuple) else (fact,):
-            found.append(option.resolve(world) if isinstance(option, Lookup) else option)
-    for refund in outcome.refunds:
-        ids = (refund.invoice_id,) if isinstance(refund.invoice_id, str) else refund.invoice_id
-        found += [*ids, money(refund.amount_cents)]
-        if not _states(t.message, money(refund.amount_cents)):
-            found.append(str(refund.amount_cents))
-    found += [str(c.quantity) for c in outcome.changes if c.quantity is not None]
-    return tuple(dict.fromkeys(a for a in found if not _states(t.message, a)))
-
-
-def _error_texts(messages: Sequence[Mapping[str, Any]]) -> list[str]:
-    texts = []
-    for m in messages:
-        blocks = m.get("content")
-        for block in blocks if isinstance(blocks, list) else []:
-            if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("is_error"):
-                content = block.get("content", "")
-                texts.append(content if isinstance(content, str) else
-                             "".join(b.get("text", "") for b in content if isinstance(b, dict)))
-    return texts
-
-
 def audit(preset: Preset | str = SELF_REFLECTIVE, *, seeds: Sequence[int] = (0,),
           tickets: Sequence[str] | None = None) -> list[Leak]:
     """Every leak in the errors each arm shows, per seed: on the ticket's scripted path and on the stand-in's run.
 
-    An empty list is a pass. It reads errors the tools really return, in both arms' wording, with the faults on.
+    An empty list is a pass. It reads errors the tools really return, in both arms' wording, with the faults on
+    (leaks.find_leaks).
     """
     p = _preset(preset)
-    leaks: list[Leak] = []
-    for tid in tickets or p.tickets:
-        for style in (p.control, p.treatment):
-            for seed in seeds:
-                scripted = play(atlas_session(tid, style=style, faults=True, seed=seed))
-                standin = run_agent(offline_client(seed=seed), atlas_session(tid, style=style, faults=True, seed=seed),
-                                    model=OFFLINE_MODEL)
-                answers = expected_answers(ticket(tid), scripted.world)
-                for text in _error_texts(scripted.messages) + _error_texts(standin.messages):
-                    leaks += [Leak(tid, style, seed, a, text) for a in answers if _states(text, a)]
-    return list(dict.fromkeys(leaks))
+    return find_leaks(tickets or p.tickets, styles=(p.control, p.treatment), seeds=seeds)
 
 
 @dataclass
@@ -224,15 +165,29 @@ def run_preset(preset: Preset | str = SELF_REFLECTIVE, *, models: Sequence[str] 
         raise ValueError(f"the {p.name} design leaks answers in {len(leaks)} error text(s), so it would measure "
                          f"reading, not recovery; first: {leaks[0]}")
     records: list[Record] = []
-    left = budget_usd
-    stopped = None
-    for model in dict.fromkeys(m.strip() for m in models):
-        path = None if out is None else Path(out) / f"{p.name}_{re.sub(r'[^A-Za-z0-9_.-]', '_', model)}.jsonl"
+    paths = {m: None if out is None else Path(out) / f"{p.name}_{re.sub(r'[^A-Za-z0-9_.-]', '_', m)}.jsonl"
+             for m in dict.fromkeys(m.strip() for m in models)}
+    # The budget is a total for the design's results files; each sweep's is a total for its own file.
+    already = sum(spent_in(path) for path in paths.values())
+    left = None if budget_usd is None else budget_usd - already
+    if budget_usd is not None and already >= budget_usd:
+        raise SweepRefused(f"The budget is already spent: the {p.name} design's results in {out} cost ${already:,.4f}, "
+                           f"and the budget is a total of ${budget_usd:,.2f} for them; give a larger one to go on.")
+    stopped: Sweep | None = None
+    last: Sweep | None = None
+    for model, path in paths.items():
         for i, (group, n) in enumerate(groups):
+            if left is not None and left <= 0 and last is not None:  # spent by sweeps the budget did not have to stop
+                last.stopped, last.message = "budget", (f"budget reached: the {p.name} design's results have cost "
+                                                        f"all of its budget; give a larger one to resume.")
+                stopped = last
+                break
             asked = _whole(p, model, trials, via, confirm) if i == 0 and confirm is not None else None
             result = sweep(SweepSpec(name=p.name, styles=(p.control, p.treatment), faults=(True,), tickets=group,
                                      trials=n, first_seed=first_seed, model=model, out=path, progress=progress,
-                                     max_cost_usd=max_cost_usd, budget_usd=left, confirm=asked, via=via))
+                                     max_cost_usd=max_cost_usd, budget_usd=None if left is None else left + spent_in(path),
+                                     confirm=asked, via=via))
+            last = result
             records += result.records
             if left is not None:
                 left -= result.guard.spent_usd
@@ -283,16 +238,19 @@ def preset_rows(records: Sequence[Record], *, preset: Preset | str = SELF_REFLEC
         low, high = c.paired.interval if c.paired.n else (math.nan, math.nan)
         diff = c.paired.difference if c.paired.n else c.rate_a.rate - c.rate_b.rate
         rows.append([model, str(c.rate_b), str(c.rate_a), f"{_points(diff)} [{_points(low)}, {_points(high)}]",
-                     f"{c.fisher_p:.3g}", f"{c.paired.p_value:.3g}" if c.paired.n else "n/a",
+                     c.paired.n, f"{c.fisher_p:.3g}", f"{c.paired.p_value:.3g}" if c.paired.n else "n/a",
                      _tokens(c.tokens_b.value), _tokens(c.tokens_a.value)])
     caption = (f"{p.title}. Runs: {source_label(records)}; {len(p.tickets)} tickets, faults on, episodes paired by "
-               "ticket and seed; the difference is structured minus plain-English, in points of task completion.")
+               "ticket, trial and seed (pairs: how many); the difference is structured minus plain-English, in points "
+               "of task completion, with Newcombe's paired interval.")
     if any(r.get("source_kind") == "simulated" for r in records):
-        caption += (" Simulated: the stand-in is built to follow a contract error's next step, so its difference "
-                    "is a rule read back, not a finding.")
+        caption += (" Simulated: the stand-in is built to follow a contract error's next step, and to draw from its "
+                    "profile when a plain diagnosis gives it no cue, so its difference is a rule read back, not a "
+                    "finding.")
     return TableRows([
         "model", f"completion, plain-English ({p.control})", f"completion, structured ({p.treatment})",
-        "difference, points [95% CI]", "Fisher p", "McNemar p", "tokens/success, plain", "tokens/success, structured",
+        "difference, points [95% CI]", "pairs", "Fisher p", "McNemar p", "tokens/success, plain",
+        "tokens/success, structured",
     ], rows, caption)
 
 

@@ -1,5 +1,5 @@
 """Comparing two arms: a paired difference with its interval, McNemar's and Fisher's exact tests, and
-tokens per successful episode with an interval.
+tokens per successful episode with an interval, and `paired_rows`, every two-arm summary's paired table.
 
 Exact tests sum integer binomial and hypergeometric counts (math.comb), so no rounding decides a
 p-value; intervals build on metrics.wilson. Pure functions over counts or result records. Chapters 11 and 14.
@@ -10,11 +10,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from .metrics import Z95, Rate, success, usable, wilson
-from ..types import Record
+from .metrics import Z95, Rate, groups, success, usable, wilson
+from .results import source_label
+from ..types import Record, TableRows
 
 __all__ = ["EPISODE_FIELDS", "Comparison", "PairedDifference", "TokensPerSuccess", "compare_arms", "fisher_exact",
-           "mcnemar_exact", "newcombe_paired", "paired_difference", "pair_records", "tokens_per_success"]
+           "mcnemar_exact", "newcombe_paired", "paired_difference", "paired_rows", "pair_records", "tokens_per_success"]
 
 # The fields that make two records the same episode in different arms (the arm's own field is left out).
 EPISODE_FIELDS = ("model", "style", "faults", "break_loops", "profile", "ticket", "trial", "seed")
@@ -207,3 +208,48 @@ def compare_arms(records: Sequence[Record], *, by: str = "style", a: Any, b: Any
     fisher = fisher_exact(sa.successes, sa.n - sa.successes, sb.successes, sb.n - sb.successes)
     return Comparison(by, a, b, sa, sb, paired_difference(pair_records(records, by=by, a=a, b=b)), fisher,
                       tokens_per_success(ra), tokens_per_success(rb))
+
+
+# The conditions a sweep may vary besides the arm: each pair is within one of them, and a table row per value.
+_CONDITIONS = ("faults", "break_loops", "profile", "model")
+_NAMES = {"faults": "faults", "break_loops": "loop breaker", "profile": "profile", "model": "model"}
+
+
+def paired_rows(records: Sequence[Record], *, by: str = "style", against: Any = None) -> TableRows:
+    """Each arm against one: the paired difference in success with Newcombe's 95% interval and McNemar's exact p.
+
+    against: the arm every other is compared with; by default the contract when it ran, else the last arm seen.
+    Pairs are the same episode (ticket, trial and seed) in both arms; a condition that varies (faults, loop
+    breaker, profile, model) gets a row per value, so no pair crosses conditions.
+    """
+    arms = list(dict.fromkeys(r.get(by) for r in usable(records)))
+    base = against if against is not None else "contract" if "contract" in arms else arms[-1] if arms else None
+    if len(arms) < 2 or base not in arms:
+        raise ValueError(f"paired_rows needs finished episodes in two arms of {by}, {base!r} among them; "
+                         f"these records have {arms or 'none'}.")
+    varying = [f for f in _CONDITIONS if f != by and len({r.get(f) for r in records}) > 1]
+    rows: list[list[object]] = []
+    for other in (arm for arm in arms if arm != base):
+        for key, rs in groups(records, tuple(varying)).items():
+            d = paired_difference(pair_records(rs, by=by, a=base, b=other))
+            low, high = d.interval
+            where = ", ".join(f"{_NAMES[f]} {_condition(v)}" for f, v in zip(varying, key)) or "all"
+            rows.append([f"{base} - {other}", where, d.n, f"{d.n10} / {d.n01}",
+                         f"{_pts(d.difference)} [{_pts(low)}, {_pts(high)}]" if d.n else "n/a (no pairs)",
+                         f"{d.p_value:.3g}" if d.n else "n/a"])
+    caption = (f"Paired: each pair is one episode (same ticket, trial and seed) run in both arms"
+               f"{', within one setting of ' + ' and '.join(_NAMES[f] for f in varying) if varying else ''}. "
+               f"Difference in success (graded correct), {base} minus the other arm, in points, with Newcombe's 95% "
+               f"interval; McNemar's exact p reads only the discordant pairs."
+               f"{f' Every other {by} is compared with {base}.' if len(arms) > 2 else ''} "
+               f"Data: {source_label(records)}.")
+    return TableRows([f"{by.replace('_', ' ')}s compared", "condition", "pairs", f"right only in {base} / other",
+                      "difference, points [95% CI]", "McNemar p"], rows, caption)
+
+
+def _pts(x: float) -> str:
+    return f"{x * 100:+.1f}"
+
+
+def _condition(value: object) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else "-" if value is None else str(value)

@@ -10,7 +10,7 @@ import typing as _typing
 from .._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
-    from .tables import Table, cell_table, keep_dollars, recovery_table, shorten
+    from .tables import Table, cell_table, keep_dollars, paired_table, recovery_table, shorten
     from .display import run_html, run_text
     from .playground import NextMove, Playground, compose_error, next_move
 
@@ -22,6 +22,7 @@ _WHERE = {
     "compose_error": "playground",
     "keep_dollars": "tables",
     "next_move": "playground",
+    "paired_table": "tables",
     "recovery_table": "tables",
     "run_html": "display",
     "run_text": "display",
@@ -30,6 +31,6 @@ _WHERE = {
 __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
-    "NextMove", "Playground", "Table", "cell_table", "compose_error", "keep_dollars", "next_move", "recovery_table",
-    "run_html", "run_text", "shorten",
+    "NextMove", "Playground", "Table", "cell_table", "compose_error", "keep_dollars", "next_move", "paired_table",
+    "recovery_table", "run_html", "run_text", "shorten",
 ]

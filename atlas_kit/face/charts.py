@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from ..dispatch.styles import STYLES
 from ..experiments.metrics import (Rate, api_failures, failure_modes as _failure_modes, groups, per_ticket, recovery,
     usable)
 from ..experiments.results import source_label
@@ -21,8 +22,8 @@ from ..types import Record
 __all__ = ["CHARTS", "context_tokens", "failure_modes", "loop_breaker", "recovery_by_code", "recovery_by_style",
            "save_charts"]
 
-_ORDER = ("raw", "generic", "contract")
-_COLOURS = {"raw": "#b2182b", "generic": "#ef8a62", "contract": "#2166ac"}
+_ORDER = tuple(STYLES)  # the registry's order: the contract last
+_COLOURS = {"raw": "#b2182b", "generic": "#ef8a62", "plain": "#67a9cf", "contract": "#2166ac"}
 _MORE = ("#4d9221", "#762a83", "#8c510a", "#01665e", "#c51b7d")
 
 

@@ -14,6 +14,7 @@ import ipywidgets as w
 
 from ..agent import Run, run_agent
 from ..atlas import KINDS, TICKETS, TOOL_NAMES, Fault, Session, always, atlas_session, fail_first_call, grade
+from ..dispatch.styles import STYLES
 from .display import run_html
 from ..contract.errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode, Next, ToolFailure, tool_error
 from ..experiments.episodes import profile_named
@@ -26,11 +27,12 @@ from ..types import FaultKind, RunLike, blocks, result_text
 __all__ = ["NextMove", "Playground", "compose_error", "next_move"]
 
 OWN, NONE, COMPOSE = "own", "none", "compose"
-_STYLES = (("raw: what the library said", "raw"), ("generic: the usual wrapper", "generic"),
-           ("contract: the builder's block", "contract"), ("compose my own (contract)", COMPOSE))
+_ABOUT = {"raw": "what the library said", "generic": "the usual wrapper", "plain": "a diagnosis, no next step",
+          "contract": "the builder's block"}  # a style missing here is offered under its name alone
+_STYLES = (*((f"{name}: {_ABOUT[name]}" if name in _ABOUT else name, name) for name in STYLES),
+           ("compose my own (contract)", COMPOSE))
 _WIDE = w.Layout(width="48em")
-MimeBundle = Union[dict[str, object], tuple[dict[str, object], dict[str, object]]]
-"""What IPython's _repr_mimebundle_ returns: the data by MIME type, or the data and its metadata."""
+MimeBundle = Union[dict[str, object], tuple[dict[str, object], dict[str, object]]]  # IPython's: data (, metadata)
 
 
 def compose_error(code: str, message: str, *, branch: str = "", tool: str = "", argument: str = "",
@@ -148,8 +150,7 @@ class Playground:
     def _ticket_changed(self, _: object = None) -> None:
         t = TICKETS[self.ticket.value]
         # The harness (not the model) reads the script to pick a sensible default tool to fail.
-        first = t.faults[0].tool if t.faults else t.plan(faults=True).batches()[0][0].tool
-        self.target.value = first
+        self.target.value = t.faults[0].tool if t.faults else t.plan(faults=True).batches()[0][0].tool
         self._target_changed()
 
     def _target_changed(self, _: object = None) -> None:
@@ -215,8 +216,7 @@ class Playground:
         if session is None:
             return None
         self.choice = choose_model(self.model, seed=int(self.seed.value), profile=self.profile)
-        run = run_agent(self.choice.client, session, model=self.choice.model, source=self.choice.source)
-        self.last_run = run
+        self.last_run = run = run_agent(self.choice.client, session, model=self.choice.model, source=self.choice.source)
         self.result.value = keep_dollars(self._report(run, session))
         self.status.value = f"Ran {escape(self.ticket.value)} · {escape(self.choice.source.label)}"
         return run

@@ -3,7 +3,7 @@
 The chapters show before-and-after comparisons and sweep summaries with it; no pandas needed.
 Its text form is what nbval compares, so figures in it are checked. A cell is never cut inside a
 word or a number: long text is shortened at a space (`clip`), and floats keep every digit.
-metrics.py and implicit.py compute the rows; `recovery_table` and `cell_table` here show them.
+metrics.py, stats.py and implicit.py compute the rows; `recovery_table`, `paired_table` and `cell_table` show them.
 """
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from typing import Iterable, Mapping, Sequence
 
 from ..experiments.implicit import cell_rows
 from ..experiments.metrics import recovery_rows
+from ..experiments.stats import paired_rows
 from ..types import Record, TableRows
 
-__all__ = ["Table", "cell_table", "keep_dollars", "recovery_table", "shorten"]
+__all__ = ["Table", "cell_table", "keep_dollars", "paired_table", "recovery_table", "shorten"]
 
 ELLIPSIS = " …"
 
@@ -98,6 +99,12 @@ def recovery_table(records: Sequence[Record], *, by: Sequence[str] = ("style",))
     """Recovery and success per group, each with its Wilson 95% interval, captioned with the data's source
     (metrics.recovery_rows computes it)."""
     return Table.of(recovery_rows(records, by=by))
+
+
+def paired_table(records: Sequence[Record], *, by: str = "style", against: object = None) -> Table:
+    """Every two-arm comparison's paired table: each arm against one (the contract by default), McNemar's exact p
+    and Newcombe's interval on the difference over episodes paired by ticket, trial and seed (stats.paired_rows)."""
+    return Table.of(paired_rows(records, by=by, against=against))
 
 
 def cell_table(records: Iterable[Record], *, by: str = "style") -> Table:

@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, Literal, TypedDict, Union, cast, overload
+from typing import Iterable, Literal, Union, cast, overload
 
 import anthropic
 import httpx2
@@ -22,8 +22,8 @@ from ..contract.redaction import redact
 from ..types import JSONObject, Source, canonical
 from ..types.exceptions import AtlasKitValueError
 
-__all__ = ["CASSETTE_FORMAT", "EPISODE_HEADER", "IGNORED_FIELDS", "Cassette", "CassetteEntry", "RecordingTransport",
-           "fingerprint", "recording_client"]
+__all__ = ["CASSETTE_FORMAT", "EPISODE_HEADER", "IGNORED_FIELDS", "Cassette", "RecordingTransport", "fingerprint",
+           "recording_client"]
 
 CASSETTE_FORMAT = "atlas_kit.cassette/1"
 # Fields that cannot change the answer. Every other field counts, so a field the SDK adds
@@ -32,18 +32,6 @@ IGNORED_FIELDS = frozenset({"metadata", "stream"})
 # A sweep sends each episode's key in this header; recording keeps it with the call, replay answers from it.
 EPISODE_HEADER = "x-atlas-episode"
 _ENTRY_FIELDS = ("fingerprint", "request", "response")
-
-
-class _EntryFields(TypedDict):
-    fingerprint: str
-    request: JSONObject
-    response: JSONObject
-
-
-class CassetteEntry(_EntryFields, total=False):
-    """One recorded call: the request's fingerprint, both bodies (redacted), and the sweep episode it was made in."""
-
-    episode: str
 
 
 def fingerprint(body: JSONObject) -> str:
@@ -68,12 +56,12 @@ class Cassette:
 
     model: str
     recorded_on: str = field(default_factory=lambda: _dt.date.today().isoformat())
-    entries: list[CassetteEntry] = field(default_factory=list)
+    entries: list[JSONObject] = field(default_factory=list)  # fingerprint, request, response, episode (if any)
     server: str | None = None  # the local server a local model was recorded on (types.Source.server)
 
     def record(self, request: JSONObject, response: JSONObject, *, episode: str | None = None) -> None:
         """Append one call, tagged with its sweep episode if any; both bodies are redacted before they are kept."""
-        entry: CassetteEntry = {"fingerprint": fingerprint(request), "request": redact(request),
+        entry: JSONObject = {"fingerprint": fingerprint(request), "request": redact(request),
                                  "response": redact(response)}
         if episode:
             entry["episode"] = episode

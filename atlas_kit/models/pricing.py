@@ -1,8 +1,9 @@
-"""Token prices in one dated table you can override, and the cost estimate shown before a live sweep.
+"""Token prices and the tool-use system prompt's size in dated tables you can override, and the cost estimate
+shown before a live sweep.
 
-Used by the agent loop for its cost bound, by the experiments for cost per ticket, and by the
-sweep's estimate (a batch path calls `estimate(..., batch=True)` for the 50% batch price).
-Taught in chapters 06, 07 and 11.
+Used by the agent loop for its cost bound, by the experiments for cost per ticket, and by the sweep's estimate
+(a batch path calls `estimate(..., batch=True)` for the 50% batch price); counting.py sizes the first request it
+prices. Taught in chapters 06, 07 and 11.
 """
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from dataclasses import dataclass
 
 from ..types import DEFAULT_MODEL, Source
 
-__all__ = ["BATCH_DISCOUNT", "HIGH", "LOW", "PRICES", "PRICES_AS_OF", "Estimate", "Guess", "Price", "cost_usd",
-           "estimate", "price_for", "price_note", "run_cost_usd", "run_price_note", "set_price"]
+__all__ = ["BATCH_DISCOUNT", "HIGH", "LOW", "PRICES", "PRICES_AS_OF", "TOOL_PROMPT_TOKENS", "Estimate", "Guess",
+           "Price", "cost_usd", "estimate", "price_for", "price_note", "run_cost_usd", "run_price_note", "set_price",
+           "tool_prompt_tokens"]
 
 # US dollars per million tokens, as published rates were reported on this date.
 # Check the provider's pricing page before you budget with them; override with set_price().
@@ -34,6 +36,16 @@ PRICES: dict[str, Price] = {
     "claude-haiku-5-5": Price(0.10, 0.50),
     "claude-haiku-4-5": Price(1.00, 5.00),
     "claude-sonnet-4-5": Price(3.00, 15.00),
+}
+# The system prompt the API adds to every request that has tools, in tokens, with tool_choice auto or none (the
+# agent loop sends no tool_choice, so auto), as Anthropic publishes it: "Tool use system prompt token count" in
+# https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview (Pricing), read for PRICES_AS_OF. It is
+# billed as input on top of the tool definitions, the system prompt and the messages. The page lists no figure for
+# claude-sonnet-5-5 or claude-haiku-5-5; an unlisted model is sized at the largest figure here (tool_prompt_tokens).
+TOOL_PROMPT_TOKENS: dict[str, int] = {
+    "claude-sonnet-5": 354,
+    "claude-sonnet-4-5": 496,
+    "claude-haiku-4-5": 496,
 }
 # Offline runs are priced as if the default model had produced the same tokens, so a
 # cost bound behaves the same way in a simulation as in a live run.
@@ -75,6 +87,14 @@ def run_price_note(model: str, source: Source | None) -> str | None:
     return None if source is not None and source.local else price_note(model)
 
 
+def tool_prompt_tokens(model: str) -> tuple[int, bool]:
+    """The tool-use system prompt's tokens for `model`, and whether Anthropic publishes that figure for it (else the
+    largest one in TOOL_PROMPT_TOKENS, so a model with no figure is not estimated low for the lack of one)."""
+    if model in TOOL_PROMPT_TOKENS:
+        return TOOL_PROMPT_TOKENS[model], True
+    return max(TOOL_PROMPT_TOKENS.values(), default=0), False
+
+
 def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:
     """What these tokens cost at `model`'s price (the fallback model's when it has none), in US dollars."""
     price, _ = price_for(model)
@@ -85,8 +105,8 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float:
 class Guess:
     """The shape of one episode: model calls, tokens the model writes per call, and tokens each turn adds.
 
-    base_factor scales the first request's size (estimated at 4 characters a token) for the real
-    tokenizer and the API's tool-use preamble.
+    base_factor scales the first request's size (counting.py's, which already holds the tools and the tool-use
+    system prompt) for how far a real tokenizer may run above an estimate.
     """
 
     calls: int
@@ -124,6 +144,7 @@ class Estimate:
     last_call_usd: float  # the most one more call can add (the high guess's context, max_tokens out)
     low: Guess = LOW
     high: Guess = HIGH
+    sized: str = "estimated"  # how base_tokens was found: counted by the API, or estimated, and from what
 
     @property
     def cap_usd(self) -> float:
@@ -133,7 +154,8 @@ class Estimate:
         rate = (f"${self.price.input_per_mtok:.2f} / ${self.price.output_per_mtok:.2f} per million input / output "
                 f"tokens{' at the 50% batch price' if self.batch else ''} (pricing.py, {PRICES_AS_OF})")
         unlisted = "" if self.listed else f"; no price is listed for {self.model}, so {FALLBACK_MODEL}'s is used"
-        lines = [f"Cost estimate: {self.episodes:,} live episodes of {self.model} at {rate}{unlisted}."]
+        lines = [f"Cost estimate: {self.episodes:,} live episodes of {self.model} at {rate}{unlisted}.",
+                 f"  first request: {self.base_tokens:,} input tokens, {self.sized}."]
         for name, usd, guess in (("low", self.low_usd, self.low), ("high", self.high_usd, self.high)):
             tin, tout = guess.tokens(self.base_tokens)
             lines.append(f"  {name:<4} {_usd(usd):>11}  {guess.calls} calls an episode, {tin:,} input and {tout:,} "
@@ -148,8 +170,8 @@ def _usd(value: float) -> str:
 
 
 def estimate(episodes: int, *, model: str, base_tokens: int, max_cost_usd: float, max_tokens: int,
-             batch: bool = False, low: Guess = LOW, high: Guess = HIGH) -> Estimate:
-    """Price `episodes` episodes whose first request is about `base_tokens` tokens.
+             batch: bool = False, low: Guess = LOW, high: Guess = HIGH, sized: str = "estimated") -> Estimate:
+    """Price `episodes` episodes whose first request is about `base_tokens` tokens (`sized`: how that was found).
 
     low and high: episodes × the guess's tokens × the price. cap: episodes × (max_cost_usd, where
     the agent loop stops an episode, plus one more call at the high guess's context and max_tokens
@@ -166,4 +188,4 @@ def estimate(episodes: int, *, model: str, base_tokens: int, max_cost_usd: float
     last_context = round(base_tokens * high.base_factor) + high.growth_per_call * (high.calls - 1)
     return Estimate(episodes, model, price, listed, batch, base_tokens, episodes * dollars(low.tokens(base_tokens)),
                     episodes * dollars(high.tokens(base_tokens)), scale * max_cost_usd,
-                    dollars((last_context, max_tokens)), low, high)
+                    dollars((last_context, max_tokens)), low, high, sized)

@@ -209,7 +209,7 @@ def message_body(
     })
 
 
-def request_tokens(body: JSONObject) -> int:
+def request_tokens(body: Mapping[str, object]) -> int:
     """Estimated input tokens of a request: system, every message's content, and the tool definitions.
 
     Counts text, tool_use input (as compact JSON), tool_result content and each tool's
@@ -218,12 +218,17 @@ def request_tokens(body: JSONObject) -> int:
     parts: list[str] = []
     system = body.get("system")
     parts.extend([system] if isinstance(system, str) else _block_texts(system or []))
-    for message in body.get("messages") or []:
+    for message in _objects(body.get("messages")):
         content = message.get("content")
         parts.extend([content] if isinstance(content, str) else _block_texts(content or []))
-    for tool in body.get("tools") or []:
-        parts.extend([tool.get("name", ""), tool.get("description", ""), canonical(tool.get("input_schema", {}))])
+    for tool in _objects(body.get("tools")):
+        parts.extend([str(tool.get("name", "")), str(tool.get("description", "")), canonical(tool.get("input_schema", {}))])
     return estimate_tokens("".join(parts))
+
+
+def _objects(items: object) -> list[Mapping[str, object]]:
+    """The JSON objects in a request's list (its messages, its tools); anything else there counts no tokens."""
+    return [item for item in items if isinstance(item, Mapping)] if isinstance(items, (list, tuple)) else []
 
 
 def _block_texts(blocks: object) -> list[str]:

@@ -13,7 +13,7 @@ from ..experiments.stats import fisher_exact
 from .analysis import hit_error
 from .model import Episode
 
-__all__ = ["Recovery", "recovery"]
+__all__ = ["Recovery", "TaskSplit", "recovery", "task_split"]
 
 
 @dataclass(frozen=True)
@@ -65,3 +65,29 @@ def recovery(episodes: Iterable[Episode]) -> Recovery:
         cell[1] += 1
     return Recovery(total, Rate(*counts[(True, True)]), Rate(*counts[(False, True)]), counts[(True, False)][1],
                     counts[(False, False)][1])
+
+
+@dataclass(frozen=True)
+class TaskSplit:
+    """Success without errors, split by task: on the tasks where another trial of the same task met an error
+    (`same_tasks`), and on the tasks no trial did (`other_tasks`); `with_error` is recovery as in Recovery. When
+    `same_tasks` is low as well, the tasks are hard with or without their errors: the errors come with the tasks.
+    Outcomes known only; episodes without a task id are left out (`no_task`)."""
+
+    with_error: Rate
+    same_tasks: Rate
+    other_tasks: Rate
+    no_task: int
+
+
+def task_split(episodes: Iterable[Episode]) -> TaskSplit:
+    """Recovery beside success without errors on the same tasks and on the others (TaskSplit); needs task ids and
+    more than one trial per task to say anything."""
+    known = [e for e in episodes if e.outcome.known]
+    hit_tasks = {e.task_id for e in known if e.task_id is not None and hit_error(e)}
+    def rate(picked: list[Episode]) -> Rate:
+        return Rate(sum(bool(e.outcome.correct) for e in picked), len(picked))
+    tasked = [e for e in known if e.task_id is not None]
+    clean = [e for e in tasked if not hit_error(e)]
+    return TaskSplit(rate([e for e in tasked if hit_error(e)]), rate([e for e in clean if e.task_id in hit_tasks]),
+                     rate([e for e in clean if e.task_id not in hit_tasks]), len(known) - len(tasked))

@@ -1,6 +1,7 @@
 """The transcript dashboard as text and as table rows, and the CSV of error events: every output names its
-source ("real transcripts: FILE, MODEL") and says it is observational. Computing is analysis.py's, recovery.py's
-and groups.py's; drawing is transcript_charts.py's. `atlas-kit transcripts` prints `dashboard`.
+source ("real transcripts: FILE, MODEL") and says it is observational, and the contract rubric's reading says it is
+a heuristic. Computing is analysis.py's, rates.py's, groups.py's and rubric.py's; drawing is transcript_charts.py's.
+`atlas-kit transcripts` prints `dashboard`.
 """
 from __future__ import annotations
 
@@ -11,14 +12,17 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
+from ..contract.rubric import RULES
 from ..types import TableRows, canonical
 from .analysis import ErrorEvent, error_events, loops, next_action_counts
 from .groups import ErrorGroup, error_groups
 from .model import Evidence, FileRead, Transcripts
-from .rates import Recovery, recovery
+from .rates import Recovery, TaskSplit, recovery, task_split
+from .rubric import HEURISTIC, RULE_LABELS, NextStepRecovery, RubricReading, judge_event, read_by_rubric, \
+    recovery_by_next_step, rule_counts
 
 __all__ = ["ACTION_LABELS", "CSV_COLUMNS", "OBSERVATIONAL", "dashboard", "group_rows", "next_action_rows",
-           "source_line", "summary_rows", "write_error_csv"]
+           "next_step_rows", "rubric_rows", "source_line", "summary_rows", "task_split_rows", "write_error_csv"]
 
 ACTION_LABELS = {"identical_retry": "identical retry (same tool, same arguments)",
                  "changed_arguments": "same tool, changed arguments", "other_tool": "another tool",
@@ -27,7 +31,9 @@ OBSERVATIONAL = ("Observational: no episode was assigned an error at random, and
                  "so a difference in success is not the effect of the errors.")
 CSV_COLUMNS = ("file", "evidence", "model", "episode", "task_id", "trial", "error", "tool", "arguments", "error_text",
                "masked_text", "error_known_by", "next_action", "next_tool", "next_also_text", "user_spoke_first",
-               "correct", "reward")
+               "correct", "reward", *(f"rubric_heuristic_{rule}" for rule in RULES))
+"""The CSV's columns; the rubric_heuristic_ ones are the contract rubric's verdicts (pass, fail, n/a) on the error's
+text, a heuristic reading (rubric.HEURISTIC)."""
 _KINDS: dict[Evidence, str] = {
     "real": "real transcripts", "replayed": "replayed transcripts",
     "simulated": "simulated transcripts (a rule-based stand-in or scripted mock, not an LLM)"}
@@ -50,7 +56,8 @@ def _percent(x: float) -> str:
 
 
 def _p(p: float) -> str:
-    return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+    """'p = 0.025', or 'p < 0.001' below that."""
+    return f"p = {p:.3f}" if p >= 0.001 else "p < 0.001"
 
 
 def summary_rows(rec: Recovery, *, caption: str) -> TableRows:
@@ -62,10 +69,19 @@ def summary_rows(rec: Recovery, *, caption: str) -> TableRows:
         ["success without errors", str(rec.without_error)],
         ["difference (recovery - success without errors)",
          "n/a" if math.isnan(rec.difference) else
-         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: p = {_p(rec.p_value)}"],
+         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: {_p(rec.p_value)}"],
         ["outcome unknown (left out)", f"{rec.unknown} ({rec.unknown_with_error} with an error)"],
     ]
     return TableRows(["measure", "value"], rows, caption)
+
+
+def task_split_rows(split: TaskSplit, *, caption: str) -> TableRows:
+    """Recovery beside success without errors on the same tasks (another trial of the task met an error) and on
+    the tasks no trial did: when the same tasks fail without their errors too, the errors came with the tasks."""
+    return TableRows(["episodes", "correct"], [
+        ["an error reached the model (recovery)", str(split.with_error)],
+        ["no error, on tasks where another trial met one", str(split.same_tasks)],
+        ["no error, on tasks no trial met one on", str(split.other_tasks)]], caption)
 
 
 def next_action_rows(events: Sequence[ErrorEvent], *, caption: str) -> TableRows:
@@ -73,6 +89,28 @@ def next_action_rows(events: Sequence[ErrorEvent], *, caption: str) -> TableRows
     return TableRows(["next action", "errors", "share"],
                      [[ACTION_LABELS[c.action], c.count, _percent(c.share)] for c in next_action_counts(events)],
                      caption)
+
+
+def rubric_rows(readings: Sequence[RubricReading], *, caption: str) -> TableRows:
+    """Per rule of the contract's rubric, how many error texts pass, fail or could not be judged (n/a), and the
+    share passing among those judged. The caption ends with HEURISTIC: a reading of someone else's words."""
+    return TableRows(["rule (the contract's rubric)", "pass", "fail", "n/a", "pass (of judged)"],
+                     [[f"{c.rule}: {RULE_LABELS[c.rule]}", c.passed, c.failed, c.unjudged, _percent(c.share)]
+                      for c in rule_counts(readings)], f"{caption}. {HEURISTIC}")
+
+
+def next_step_rows(rec: NextStepRecovery, *, caption: str) -> TableRows:
+    """Recovery in episodes where an error named a next step (the rubric's `next` rule) against those where none
+    did, with the difference and Fisher's exact test; the caption ends with HEURISTIC."""
+    rows: list[list[object]] = [
+        ["at least one error named a next step", str(rec.named)],
+        ["no error named a next step", str(rec.not_named)],
+        ["difference (named - not named)",
+         "n/a (one group is empty)" if math.isnan(rec.difference) else
+         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: {_p(rec.p_value)}"],
+        ["outcome unknown (left out)", rec.unknown_named + rec.unknown_not_named],
+    ]
+    return TableRows(["episodes an error reached, by its words", "correct"], rows, f"{caption}. {HEURISTIC}")
 
 
 def group_rows(groups: Sequence[ErrorGroup], *, caption: str, top: int = 8) -> TableRows:
@@ -93,44 +131,66 @@ def _text(rows: TableRows, *, wrap: int = 64) -> list[str]:
     return [out for r in [list(rows.columns), *cells] for out in line(r)]
 
 
-def _read_line(note: FileRead, transcripts: Transcripts) -> str:
+def _read_line(note: FileRead, transcripts: Transcripts, names_only: bool) -> str:
     named = {str(e.metadata.get("model_from")) for e in transcripts.episodes if e.file == note.path
              and e.metadata.get("model_from")}
     model = f"; the model is read from {', '.join(sorted(named))}" if named else ""
-    return f"  {note.path}: read as {note.format} ({note.reason}); {note.episodes} episodes{model}"
+    path = Path(note.path).name if names_only else note.path
+    return f"  {path}: read as {note.format} ({note.reason}); {note.episodes} episodes{model}"
 
 
-def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = ()) -> str:
-    """The dashboard as text: the source, the observational caveat, the headline figures, the next actions and
-    the top error groups, with what the data could not give (results records without transcripts). `skip` names
-    tools that are not actions when finding the next one (analysis.next_action)."""
-    source = source_line(transcripts)
+def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = (), names_only: bool = False) -> str:
+    """The dashboard as text: the source, the observational caveat, the headline figures, the next actions, the
+    contract rubric's reading of the error texts (a heuristic, and said to be) with recovery by whether an error
+    named a next step, and the top error groups, with what the data could not give (results records without
+    transcripts). `skip` names tools that are not actions when finding the next one (analysis.next_action);
+    `names_only` names each file without its folder (for a notebook, whose output should hold no machine path)."""
+    source = source_line(transcripts, names_only=names_only)
     events = error_events(transcripts.episodes, skip=skip)
     groups = error_groups(events)
     summaries = sum(e.detail == "summary" for e in transcripts.episodes)
     flagged = sum(ev.basis == "flag" for ev in events)
-    lines = [f"Source: {source}", *[_read_line(n, transcripts) for n in transcripts.files], OBSERVATIONAL, ""]
+    lines = [f"Source: {source}", *[_read_line(n, transcripts, names_only) for n in transcripts.files], OBSERVATIONAL, ""]
     lines += _text(summary_rows(recovery(transcripts.episodes), caption=source))
+    split = task_split(transcripts.episodes)
+    if split.same_tasks.n:  # some task ran both with and without an error: the task mix, shown
+        lines += ["", "The same tasks without their errors (when these fail too, the errors came with hard tasks):"]
+        lines += _text(task_split_rows(split, caption=source)) + [""]
     signals = loops(events)
     lines += [f"  tool errors: {len(events)} (known by an error flag in the data: {flagged}; inferred from the text: "
               f"{len(events) - flagged})",
               f"  loop signal (the same tool, arguments and error text twice in one episode): {len(signals)}, in "
               f"{len({(s.file, s.episode) for s in signals})} episodes"]
     if summaries:
+        broke = sum(bool(e.summary and e.summary.loop_detected) for e in transcripts.episodes)
         lines.append(f"  {summaries} episodes are results records without transcripts: they count in recovery, "
-                     "but give no error text or next action.")
+                     "but give no error text, next action or rubric reading (nor the loop signal above; atlas_kit's "
+                     f"loop breaker fired in {broke} of them).")
+    if not events:  # nothing to read past the headline figures: say so once, not in empty tables
+        return "\n".join(lines + ["", "No tool error text in these files: no next actions, rubric reading or error "
+                                       "groups to show."])
     passed = f" (calls to {', '.join(sorted(skip))} passed over)" if skip else ""
     lines += ["", f"What the model did next after each of {len(events)} tool errors{passed}:"]
     lines += _text(next_action_rows(events, caption=source))
+    lines += _rubric_lines(read_by_rubric(events), source)
     lines += ["", f"Top error groups ({min(top, len(groups))} of {len(groups)}):"]
-    lines += _text(group_rows(groups, caption=source, top=top)) if groups else ["  no tool errors"]
+    lines += _text(group_rows(groups, caption=source, top=top))
     return "\n".join(lines)
+
+
+def _rubric_lines(readings: Sequence[RubricReading], source: str) -> list[str]:
+    """The dashboard's rubric section: each rule's passes, then recovery by whether an error named a next step."""
+    lines = ["", f"The contract's rubric on each of {len(readings)} error texts. {HEURISTIC}"]
+    lines += _text(rubric_rows(readings, caption=source))
+    lines += ["", "Recovery by whether an error named a next step (the rubric's `next` rule, read heuristically; "
+              "observational):"]
+    return lines + _text(next_step_rows(recovery_by_next_step(readings), caption=source))
 
 
 def write_error_csv(events: Sequence[ErrorEvent], path: str | os.PathLike[str]) -> Path:
     """One row per error event (CSV_COLUMNS), each naming its file, kind of evidence and model (observational
-    data, like the dashboard): arguments as canonical JSON (or the raw string), outcomes as true/false/empty.
-    Returns the path written."""
+    data, like the dashboard): arguments as canonical JSON (or the raw string), outcomes as true/false/empty, and
+    the contract rubric's verdict on each rule (rubric_heuristic_*, a heuristic reading). Returns the path written."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     def flag(value: bool | None) -> str:
@@ -140,9 +200,11 @@ def write_error_csv(events: Sequence[ErrorEvent], path: str | os.PathLike[str]) 
         writer.writerow(CSV_COLUMNS)
         for ev in events:
             args = ev.arguments if isinstance(ev.arguments, str) else canonical(ev.arguments)
+            judgement = judge_event(ev)
             writer.writerow([ev.file, ev.evidence, ev.model or "", ev.episode, ev.task_id or "",
                              "" if ev.trial is None else ev.trial, ev.ordinal, ev.tool, args, ev.text, ev.masked,
                              ev.basis, ev.next.action, ev.next.tool or "",
                              flag(ev.next.has_text), flag(ev.next.user_first), flag(ev.correct),
-                             "" if ev.reward is None else ev.reward])
+                             "" if ev.reward is None else ev.reward,
+                             *(judgement.verdict(rule).status for rule in RULES)])
     return out

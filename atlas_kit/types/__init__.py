@@ -17,7 +17,7 @@ from .events import (APIFailureEvent, AttemptEvent, BoundEvent, CallEvent, Error
 from .exceptions import AtlasKitError, AtlasKitKeyError, AtlasKitTypeError, AtlasKitValueError
 from .records import (RECORD_FIELDS, RENDERERS, SIMULATED, SOURCE_KINDS, FailureNote, FinishedRun, Record, RunLike,
     Source, SourceKind, TableRows)
-from .sets import (API_STOP_REASONS, DEFAULT_MODEL, STOP_REASONS, STYLE_NAMES, APIStopReason, EpisodeStop, FaultKind,
+from .sets import (API_STOP_REASONS, DEFAULT_MODEL, MAX_EPISODES, STOP_REASONS, STYLE_NAMES, APIStopReason, EpisodeStop, FaultKind,
     ImplicitKind, JSONObject, Mode, RefusalKind, StopReason, StyleName, TransientKind)
 from .walk import blocks, canonical, content_blocks, result_text
 
@@ -26,10 +26,11 @@ __all__ = [
     "APIErrorBody", "APIErrorDetail", "APIFailureEvent", "APIStopReason", "API_STOP_REASONS", "AtlasKitError",
     "AtlasKitKeyError", "AtlasKitTypeError", "AtlasKitValueError", "AttemptEvent", "Block", "BoundEvent", "CallEvent",
     "DEFAULT_MODEL", "EpisodeStop", "ErrorEvent", "EscalatedEvent", "EventKind", "EventLog", "FailureNote", "FaultKind",
-    "FinishedEvent", "FinishedRun", "ImplicitKind", "JSONObject", "LoopDetectedEvent", "MaxTokensRetryEvent", "Message",
-    "MessageBody", "MessagesRequest", "Mode", "Placed", "RECORD_FIELDS", "RENDERERS", "Record", "RefusalKind",
-    "RefusedEvent", "ResultEvent", "Role", "RunLike", "SIMULATED", "SOURCE_KINDS", "STOP_REASONS", "STYLE_NAMES",
-    "SilentFaultEvent", "Source", "SourceKind", "StopReason", "StoppedEvent", "StyleName", "TableRows", "TextBlock",
-    "ToolDefinition", "ToolResultBlock", "ToolUseBlock", "TraceEvent", "TransientEvent", "TransientKind",
-    "UnanswerableEvent", "Usage", "blocks", "canonical", "content_blocks", "events_of", "result_text",
+    "FinishedEvent", "FinishedRun", "ImplicitKind", "JSONObject", "LoopDetectedEvent", "MAX_EPISODES",
+    "MaxTokensRetryEvent", "Message", "MessageBody", "MessagesRequest", "Mode", "Placed", "RECORD_FIELDS", "RENDERERS",
+    "Record", "RefusalKind", "RefusedEvent", "ResultEvent", "Role", "RunLike", "SIMULATED", "SOURCE_KINDS",
+    "STOP_REASONS", "STYLE_NAMES", "SilentFaultEvent", "Source", "SourceKind", "StopReason", "StoppedEvent",
+    "StyleName", "TableRows", "TextBlock", "ToolDefinition", "ToolResultBlock", "ToolUseBlock", "TraceEvent",
+    "TransientEvent", "TransientKind", "UnanswerableEvent", "Usage", "blocks", "canonical", "content_blocks",
+    "events_of", "result_text",
 ]

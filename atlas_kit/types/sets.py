@@ -9,11 +9,16 @@ from typing import Any, Literal, Union
 
 __all__ = [
     "APIStopReason", "API_STOP_REASONS", "DEFAULT_MODEL", "EpisodeStop", "FaultKind", "ImplicitKind",
-    "JSONObject", "Mode", "RefusalKind", "STOP_REASONS", "STYLE_NAMES", "StopReason", "StyleName", "TransientKind",
+    "JSONObject", "MAX_EPISODES", "Mode", "RefusalKind", "STOP_REASONS", "STYLE_NAMES", "StopReason", "StyleName", "TransientKind",
 ]
 
 JSONObject = dict[str, Any]
 """A JSON object as `json.loads` gives it: a tool's arguments, its schema, a result body."""
+
+# The most episodes one sweep may plan. A sweep holds its plan and every record of its results file in memory
+# (about 4 KB an episode: 400 MB at the bound), and 100,000 is also the most requests one Message Batch holds; a
+# bigger design runs as several sweeps, each resumable on its own (experiments/episodes.py refuses it in one line).
+MAX_EPISODES = 100_000
 
 # The live model a key-holder gets when no model is named; its price is in pricing.py.
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -23,8 +28,8 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 Mode = Literal["offline", "live", "replay"]
 """Who answers: the offline stand-in, a live model, or a recorded cassette (models.choose_model)."""
 
-StyleName = Literal["raw", "generic", "contract"]
-"""The three wordings of a failure (atlas/styles.py)."""
+StyleName = Literal["raw", "generic", "plain", "contract"]
+"""The wordings of a failure, one function each in dispatch/styles.py's registry (atlas/styles.py shows them)."""
 STYLE_NAMES: tuple[StyleName, ...] = typing.get_args(StyleName)
 
 APIStopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal",

@@ -8,7 +8,7 @@ import pytest
 from atlas_kit.atlas import atlas_session
 from atlas_kit.atlas.styles import CASES, as_markdown, catalogue
 from atlas_kit.dispatch.styles import contract_style
-from atlas_kit.dispatch.styles import GENERIC_PREFIX, STYLES, generic_style, raw_style, style_named
+from atlas_kit.dispatch.styles import GENERIC_PREFIX, STYLES, generic_style, plain_style, raw_style, style_named
 from atlas_kit.contract.errors import ErrorCode, error_schema
 
 
@@ -22,10 +22,12 @@ def _failure(ticket: str, tool: str, args: dict):
     return s.dispatcher.dispatch([{"type": "tool_use", "id": "toolu_x", "name": tool, "input": args}]).failures[0]
 
 
-def test_three_styles_of_one_failure():
+def test_every_style_of_one_failure():
     failure = _failure("T04", "issue_refund", {"invoice_id": "INV-20411", "amount_cents": 65000, "reason": "cancelled"})
     raw, generic, contract = raw_style(failure), generic_style(failure), contract_style(failure)
-    for block in (raw, generic, contract):
+    plain = plain_style(failure)
+    assert plain["content"] == "This refund is above the $500.00 limit, so it was not issued."
+    for block in (raw, generic, plain, contract):
         assert block["type"] == "tool_result" and block["is_error"] is True and block["tool_use_id"] == "toolu_x"
     assert raw["content"] == "ValueError: amount 65000 exceeds REFUND_CEILING_CENTS=50000"
     assert generic["content"] == f"{GENERIC_PREFIX} {raw['content']}"
@@ -42,7 +44,8 @@ def test_generic_wraps_only_the_last_line_of_a_traceback():
 
 
 def test_style_named():
-    assert style_named("raw") is raw_style and set(STYLES) == {"raw", "generic", "contract"}
+    assert style_named("raw") is raw_style and set(STYLES) == {"raw", "generic", "plain", "contract"}
+    assert style_named("plain") is plain_style
     assert style_named(contract_style) is contract_style
     with pytest.raises(ValueError, match="style 'html'"):
         style_named("html")
@@ -75,5 +78,6 @@ def test_catalogue_raw_texts_show_what_libraries_say(rows):
 def test_as_markdown_has_one_line_per_failure(rows):
     table = as_markdown(rows, width=40)
     lines = table.splitlines()
-    assert len(lines) == len(rows) + 2 and lines[0].startswith("| failure |")
+    assert len(lines) == len(rows) + 2 and lines[0] == "| failure | code / branch | raw | generic | plain | contract |"
+    assert all(line.count(" | ") == 5 for line in lines[2:])
     assert all(len(cell) <= 42 for line in lines[2:] for cell in line.split(" | ")[2:])

@@ -1,7 +1,7 @@
 """`atlas-kit audit`: score any tool surface's errors against the contract, from calls its own schemas make fail.
 
 cases (failing calls from each input schema, and your own from --cases), targets (the seam: an MCP server over
-stdio or HTTP, or Python tools), run (bounded calls, judged by atlas_kit.rubric), report (scores, the terminal
+stdio or HTTP, or Python tools), run (bounded calls, judged by atlas_kit.contract.rubric), report (scores, the terminal
 table, JSON and HTML). Chapter 10 audits a real server beside Atlas.
 """
 from __future__ import annotations

@@ -16,7 +16,7 @@ __all__ = ["FORMULA", "AuditJSON", "Counts", "ToolJSON", "Worst", "clip", "count
 
 FORMULA = ("an answer scores the rules it passes over the rules judged (n/a left out); a tool scores 100 x the mean "
            "of its answers; the server scores the mean of its tools, each counting once")
-TOKENS = "estimated at about 4 characters a token (atlas_kit.tokens.estimate_tokens), not a tokenizer's count"
+TOKENS = "estimated at about 4 characters a token (atlas_kit.types.tokens.estimate_tokens), not a tokenizer's count"
 _SHORT = {"is_error": "isError", "structure": "struct", "code": "code", "retryable": "retry", "next": "next",
           "echo": "echo", "internals": "intern", "length": "length"}
 

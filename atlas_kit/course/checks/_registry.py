@@ -3,7 +3,7 @@
 Each chapter's module registers its checks here with `exercise`, saying what they decide: structure, contradictions
 between the words and the structure, forbidden words; an idea no rule can decide is `Compare`d by the learner.
 scripts/make_exercises.py writes every gap as `...`: a value still `...`, or a function whose body is only `...`
-(read from its source, never its bytecode), is unanswered. Chapters 00 to 15 use it through `check` and `hint`.
+(read from its source, never its bytecode), is unanswered. Chapters 00 to 16 use it through `check` and `hint`.
 """
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 from ...atlas import TOOL_NAMES, atlas_session, grade, money
+from ...dispatch.styles import STYLES
 from ...dispatch.tool import CallContext, Handler, Tool
 from ...contract.errors import ErrorCode, ToolFailure
 from ...types import JSONObject
@@ -128,7 +129,7 @@ def _repaired(repaired: object) -> str | None:
     """Structure: a Tool; T02 correct in every style; ACC-1981's empty result and balance; refusals kept. No free text is read."""
     if not callable(repaired):
         return "Pass your function repaired itself: it takes (tool, world) and returns a Tool."
-    for style in ("raw", "generic", "contract"):
+    for style in STYLES:  # every registered wording
         session = atlas_session("T02", style=style, seed=0)
         try:
             fixed = repaired(_empty_is_error(session.dispatcher.tools["list_invoices"]), session.world)

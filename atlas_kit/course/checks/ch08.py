@@ -9,6 +9,7 @@ from typing import Callable
 
 from ...atlas import TOOL_NAMES, atlas_session, ticket
 from ...atlas.tickets import Ticket
+from ...dispatch.styles import STYLES
 from ...dispatch.tool import Handler, Tool
 from ...contract.errors import ErrorCode, ToolFailure, retry_changed
 from ._registry import BLANK, Compare, Finding, exercise, is_blank
@@ -43,7 +44,7 @@ def _address(address_check: object) -> str | Finding | None:
     if not callable(address_check):
         return "Pass your function address_check itself: it takes a Tool and returns a Tool."
     request = _address_ticket(ticket("T17"))
-    for style in ("raw", "generic", "contract"):
+    for style in STYLES:  # every registered wording
         session = atlas_session(request, style=style, seed=0)
         try:
             tool = address_check(session.dispatcher.tools["update_order"])
