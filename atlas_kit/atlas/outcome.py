@@ -1,21 +1,23 @@
 """What a ticket must end with, written so a program can check it, and the perfect run that gets there.
 
 An Outcome names Atlas's end state (refunds, order changes, escalations), the facts the
-final answer must state, and the error codes and branches the faults should select. A Script
-is the tool calls and answer of a perfect agent; only tests read it. Taught in chapter 10.
+final answer must state, and the error codes and branches the faults should select; `differences` says where
+Atlas's end state departs from it. A Script is the tool calls and answer of a perfect agent; only tests read it.
+Taught in chapter 10.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Union
+from typing import Mapping, Protocol, Sequence, TypeVar, Union
 
 from .data import World
 from .ledger import IssuedRefund, OpenedEscalation, OrderChange, StockField
 from ..types import JSONObject
 
-__all__ = ["Call", "Change", "Escalation", "Fact", "Lookup", "Outcome", "Refund", "Script", "call", "mentions"]
+__all__ = ["Call", "Change", "Escalation", "Fact", "Lookup", "Outcome", "Refund", "Script", "call", "differences",
+           "mentions", "shown"]
 
 
 @dataclass(frozen=True)
@@ -140,3 +142,43 @@ class Script:
         flat = [o for f in facts for o in (f if isinstance(f, tuple) else (f,))]
         values = {f.key: f.resolve(world) for f in flat if isinstance(f, Lookup)}
         return self.final.format(**values) if values else self.final
+
+
+def differences(world: World, outcome: Outcome) -> list[str]:
+    """Differences between Atlas's end state and the outcome: each expected effect once, nothing else."""
+    return (_effects("refund", outcome.refunds, world.refunds) + _effects("order change", outcome.changes,
+            world.order_changes) + _effects("escalation", outcome.escalations, world.escalations, outcome.optional))
+
+
+_Done = TypeVar("_Done", bound=Mapping[str, object])
+_Seen = TypeVar("_Seen", contravariant=True)
+
+
+class _Expected(Protocol[_Seen]):
+    """An expected effect (outcome.Refund, Change, Escalation): it knows the record that fulfils it."""
+
+    def matches(self, done: _Seen, /) -> bool: ...
+
+
+def _effects(name: str, expected: Sequence[_Expected[_Done]], actual: Sequence[_Done],
+             optional: Sequence[_Expected[_Done]] = ()) -> list[str]:
+    counts = [(want, sum(want.matches(a) for a in actual)) for want in expected]
+    out = [f"expected one {name} {shown(want)}, found {n}" for want, n in counts if n != 1]
+    extra = [a for a in actual if not any(w.matches(a) for w in (*expected, *optional))]
+    if extra:
+        out.append(f"unexpected {name}: {_brief(extra[0])}")
+    return out
+
+
+def shown(item: object) -> str:
+    """An expected fact, phrase or effect as a reason shows it: a phrase quoted, alternatives joined by "or"."""
+    if isinstance(item, str):
+        return repr(item)
+    if isinstance(item, tuple):
+        joined = " or ".join(repr(x) for x in item[:8])
+        return joined if len(item) <= 8 else f"{joined} (or one of {len(item) - 8} more phrases)"
+    return repr(item)
+
+
+def _brief(record: Mapping[str, object]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in record.items() if k not in ("key", "reason"))

@@ -12,6 +12,7 @@ from datetime import date, timedelta
 from typing import Literal
 
 from .data import TODAY
+from .figures import FIGURE_DIGITS
 from .formats import DOLLAR_FIGURE, MONEY, money
 from ..types import JSONObject
 
@@ -170,6 +171,7 @@ def mentioned(text: str, figure: str) -> bool:
 
     '$1,250' and '$1,250.00' are the same amount; a number inside an id, a date or an amount is not a figure.
     """
-    if figure.startswith(("$", "-$")):
-        return _cents(figure) in {_cents(m.group(0)) for m in DOLLAR_FIGURE.finditer(text)}
+    if figure.startswith(("$", "-$")):  # a run of digits too long to be a figure is no amount (int() would refuse it)
+        return _cents(figure) in {_cents(m.group(0)) for m in DOLLAR_FIGURE.finditer(text)
+                                  if len(m.group(1).replace(",", "")) <= FIGURE_DIGITS}
     return figure in {m.replace(",", "") for m in _INT.findall(text)}

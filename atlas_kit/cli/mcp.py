@@ -1,6 +1,6 @@
 """`atlas-kit mcp`: serve Atlas over MCP on stdio, or print the config that connects a client to it.
 
-The server lives in mcp_server.py (chapter 15); the MCP SDK is an optional extra, imported only here.
+The server lives in bridges/mcp/ (chapter 15); the MCP SDK is an optional extra, imported only here.
 """
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ __all__ = ["add_mcp_parser", "mcp_command"]
 
 
 def mcp_command(args: argparse.Namespace) -> int:
-    """Exit 0 when the client hung up or Ctrl-C stopped the server, or the config was printed; 2 on bad input
-    or a missing MCP SDK."""
+    """Exit 0 when the client hung up or went away, or SIGTERM, SIGHUP or Ctrl-C stopped the server (the open
+    episode is logged first), or the config was printed; 2 on bad input or a missing MCP SDK, before serving."""
     try:  # the MCP SDK is an optional extra: import it only for this command
-        from ..bridges.mcp.server import AtlasMCP, client_config, serve_stdio
-        from ..experiments.results import read_records
+        from ..bridges.mcp.log import check_log
+        from ..bridges.mcp.server import AtlasMCP, client_config
+        from ..bridges.mcp.stdio import serve_stdio
     except ImportError as err:
         print(f"atlas-kit mcp: error: {err}", file=sys.stderr)
         return 2
@@ -32,10 +33,9 @@ def mcp_command(args: argparse.Namespace) -> int:
         return 0
     try:
         if log is not None:
-            log.parent.mkdir(parents=True, exist_ok=True)
-            read_records(log)  # an existing file must be a results log, or every episode would fail to append
+            check_log(log)  # written to (nothing harmful) before serving: a log that fails later costs no grade
         server = AtlasMCP(style=args.style, faults=ON_OFF[args.faults], seed=args.seed, log=log, max_calls=args.max_calls)
-    except (OSError, ValueError) as err:
+    except ValueError as err:
         print(f"atlas-kit mcp: error: --log {args.log}: {err}", file=sys.stderr)
         return 2
     if args.ticket:
@@ -46,8 +46,8 @@ def mcp_command(args: argparse.Namespace) -> int:
 
     try:
         anyio.run(serve_stdio, server)
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # Ctrl-C before the signal handlers were installed; the open episode is still logged
+        server.close(why="the server was stopped by SIGINT")
     return 0
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Protocol, cast
 
 from ..contract.arguments import ArgumentProblem, check_arguments
-from ..contract.errors import Branch, ErrorCode, ToolError, ToolFailure, retry_changed, stop, tool_error
+from ..contract.errors import Branch, ErrorCode, Next, ToolError, ToolFailure, retry_changed, stop, tool_error
 from ..types import JSONObject, ToolDefinition, ToolResultBlock, content_blocks
 from .breaker import LoopBreak, LoopBreaker, canonical_args
 from .styles import Failure, Style, contract_style, plain_argument, plain_crash, plain_unanswered
@@ -53,9 +53,15 @@ class DispatchResult:
 
 
 def argument_error(use_id: str, problem: ArgumentProblem) -> ToolError:
-    """The contract error for arguments that fail the schema: names the argument, never the value."""
-    return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message,
-                      next=retry_changed(problem.argument or "input", "Fix that argument and call again."))
+    """The contract error for arguments that fail the schema: names the argument, never the value.
+
+    When no one argument can be named (one the tool does not take, input that is not an object), `next` is
+    retry_changed with no `argument` (naming a non-argument such as "input" would send the model after it) and its
+    `say` tells what to send instead.
+    """
+    nxt = (retry_changed(problem.argument, "Fix that argument and call again.") if problem.argument
+           else Next(Branch.RETRY_CHANGED, problem.say))
+    return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message, next=nxt)
 
 
 def crash_error(use_id: str, exc: BaseException, *, side_effect: bool | None = None) -> ToolError:
