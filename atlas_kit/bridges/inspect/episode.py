@@ -19,7 +19,7 @@ from ...atlas import ALL_TICKETS, IMPLICIT_TICKETS, TICKETS, Session, SimpleRun,
 from ...types import JSONObject, Message, StyleName, ToolResultBlock, ToolUseBlock
 from .messages import assistant_blocks, tool_use_blocks
 from ...types.exceptions import AtlasKitError, AtlasKitValueError
-from .shim import PrerequisiteError
+from ..shim import PrerequisiteError
 
 __all__ = ["AtlasEpisode", "ArgumentError", "EpisodeSpec", "ReplayMismatch", "StyleName", "TicketSet", "atlas_dataset",
            "replay", "select_tickets"]
@@ -30,7 +30,7 @@ _SETS: dict[str, dict[str, Ticket]] = {"core": TICKETS, "implicit": IMPLICIT_TIC
 
 class ArgumentError(AtlasKitValueError, PrerequisiteError):
     """A task or model argument that cannot be used: one line saying what to pass instead. A PrerequisiteError,
-    so inspect's CLI prints the line alone (shim.py)."""
+    so inspect's CLI prints the line alone (bridges/shim.py)."""
 
     def __init__(self, message: str) -> None:
         AtlasKitValueError.__init__(self, message)
