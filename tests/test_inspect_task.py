@@ -293,12 +293,11 @@ def test_the_readme_command_names_this_task_with_arguments_it_takes() -> None:
 
 def test_a_bad_task_argument_is_inspect_s_prerequisite_error_by_way_of_the_shim() -> None:
     """bridges/shim.py takes PrerequisiteError from inspect_ai's private modules (tests/test_shim.py watches it)."""
-    from inspect_ai._util.error import PrerequisiteError as private  # the test may name it; the package may not
-
     from atlas_kit.bridges import shim
     from atlas_kit.bridges.inspect.episode import ArgumentError
 
-    assert shim.PrerequisiteError is private
+    private = shim.private("PrerequisiteError")
+    assert isinstance(private, type) and private is not Exception and shim.PrerequisiteError is private
     refused = ArgumentError("-T seed=x: give a whole number.")
     assert isinstance(refused, private) and isinstance(refused, ValueError)
     assert refused.message == str(refused) == "-T seed=x: give a whole number."
