@@ -10,7 +10,7 @@ import json
 import re
 from typing import Sequence
 
-from .data import DOLLAR_FIGURE, money
+from .formats import DOLLAR_FIGURE, money
 
 __all__ = ["FIGURE_DIGITS", "invented_figures"]
 

@@ -8,9 +8,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from .args import ON_OFF
+from .args import ON_OFF, STYLE_NAMES, Commands, _positive, _seed, _ticket
 
-__all__ = ["mcp_command"]
+__all__ = ["add_mcp_parser", "mcp_command"]
 
 
 def mcp_command(args: argparse.Namespace) -> int:
@@ -49,3 +49,27 @@ def mcp_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were installed; the open episode is still logged
         server.close(why="the server was stopped by SIGINT")
     return 0
+
+
+def add_mcp_parser(sub: Commands) -> None:
+    """Add `atlas-kit mcp` to the subcommands."""
+    mcp = sub.add_parser(
+        "mcp", help="serve Atlas over MCP (stdio) so a real model in Claude Code, Claude Desktop or the MCP Inspector "
+                    "can work the tickets; needs the extra: pip install -e '.[mcp]'",
+        description="Serve Atlas's seven tools, a finish tool and the 27 tickets (as prompts T01-T27) over stdio. "
+                    "Pick a ticket prompt in your client to open an episode; the model hands its reply in with finish, "
+                    "and the server grades it.",
+        epilog="example: atlas-kit mcp --print-config claude-code   (prints the exact `claude mcp add` line)")
+    mcp.add_argument("--style", choices=STYLE_NAMES, default="contract",
+                     help=f"how failed tool calls are worded: one of {', '.join(STYLE_NAMES)} (default: contract)")
+    mcp.add_argument("--faults", choices=tuple(ON_OFF), default="on", help="inject each ticket's faults (default: on)")
+    mcp.add_argument("--seed", type=_seed, default=0, help="the seed of Atlas's data and faults (default: 0)")
+    mcp.add_argument("--log", type=Path, default=None, metavar="FILE",
+                     help="append each episode (calls, answer, grade, client) to this JSONL results file")
+    mcp.add_argument("--ticket", type=_ticket, default=None, metavar="ID",
+                     help="open this ticket at start, for clients that do not offer prompts (e.g. T04)")
+    mcp.add_argument("--max-calls", type=_positive, default=12, metavar="N",
+                     help="tool calls per episode before it ends on step_limit (default: 12)")
+    mcp.add_argument("--print-config", choices=("claude-code", "claude-desktop", "inspector"), default=None,
+                     help="print the exact command or config snippet that connects that client, then exit")
+    mcp.set_defaults(func=mcp_command)

@@ -11,7 +11,7 @@ import typing as _typing
 from .._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
-    from .dispatcher import DispatchResult, Dispatcher, Dispatches, argument_error, crash_error
+    from .dispatcher import DispatchResult, Dispatcher, Dispatches, ToolDispatcher, argument_error, crash_error
     from .tool import CallContext, Handler, Tool
     from .transient import RetryPolicy, Transient
     from .breaker import LoopBreak, LoopBreaker, args_key, canonical_args
@@ -32,6 +32,7 @@ _WHERE = {
     "RetryPolicy": "transient",
     "Style": "styles",
     "Tool": "tool",
+    "ToolDispatcher": "dispatcher",
     "Trace": "trace",
     "Transient": "transient",
     "args_key": "breaker",
@@ -48,7 +49,7 @@ __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "CallContext", "DispatchResult", "Dispatcher", "Dispatches", "Failure", "Handler", "LoopBreak", "LoopBreaker",
-    "PLAIN_BY_CODE", "RetryPolicy", "Style", "Tool", "Trace", "Transient", "args_key", "argument_error",
-    "canonical_args", "contract_style", "crash_error", "plain_argument", "plain_crash", "plain_style",
+    "PLAIN_BY_CODE", "RetryPolicy", "Style", "Tool", "ToolDispatcher", "Trace", "Transient", "args_key",
+    "argument_error", "canonical_args", "contract_style", "crash_error", "plain_argument", "plain_crash", "plain_style",
     "plain_unanswered",
 ]

@@ -19,8 +19,9 @@ from .styles import Failure, Style, contract_style, plain_argument, plain_crash,
 from .tool import CallContext, Tool
 from .trace import Trace
 from .transient import RetryPolicy, Transient
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
-__all__ = ["DispatchResult", "Dispatcher", "Dispatches", "argument_error", "crash_error"]
+__all__ = ["DispatchResult", "Dispatcher", "Dispatches", "ToolDispatcher", "argument_error", "crash_error"]
 
 
 class Dispatches(Protocol):
@@ -33,6 +34,13 @@ class Dispatches(Protocol):
     def definitions(self) -> list[ToolDefinition]: ...
 
     def dispatch(self, content: Iterable[object]) -> DispatchResult: ...
+
+
+class ToolDispatcher(Dispatches, Protocol):
+    """A dispatcher whose tools can be read and replaced by name: what an Atlas session holds (`Dispatcher`, or
+    chapter 13's YourDispatcher in its place)."""
+
+    tools: dict[str, Tool]
 
 
 @dataclass
@@ -90,12 +98,12 @@ class Dispatcher:
         self.tools: dict[str, Tool] = {}
         for tool in tools:
             if not isinstance(tool, Tool):
-                raise TypeError(f"tools must hold Tool objects; got {type(tool).__name__}. Wrap the callable in Tool(...).")
+                raise AtlasKitTypeError(f"tools must hold Tool objects; got {type(tool).__name__}. Wrap the callable in Tool(...).")
             if tool.name in self.tools:
-                raise ValueError(f"Two tools are named {tool.name!r}; tool names must be unique.")
+                raise AtlasKitValueError(f"Two tools are named {tool.name!r}; tool names must be unique.")
             self.tools[tool.name] = tool
         if loop_threshold < 2:
-            raise ValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
+            raise AtlasKitValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
         self.retry = retry or RetryPolicy()
         self.trace = trace if trace is not None else Trace()
         self.style, self.loop_threshold, self.break_loops, self.run_id = style, loop_threshold, break_loops, run_id
