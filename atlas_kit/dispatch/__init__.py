@@ -50,6 +50,6 @@ __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 __all__ = [
     "CallContext", "DispatchResult", "Dispatcher", "Dispatches", "Failure", "Handler", "LoopBreak", "LoopBreaker",
     "PLAIN_BY_CODE", "RetryPolicy", "Style", "Tool", "ToolDispatcher", "Trace", "Transient", "args_key",
-    "argument_error", "canonical_args", "contract_style", "crash_error", "plain_argument", "plain_crash", "plain_style",
-    "plain_unanswered",
+    "argument_error", "canonical_args", "contract_style", "crash_error", "plain_argument", "plain_crash",
+    "plain_style", "plain_unanswered",
 ]

@@ -34,8 +34,8 @@ if _typing.TYPE_CHECKING:
     from .transport import (APIFault, Answer, BASE_URL, Handler, HandlerError, MessagesTransport, PLACEHOLDER_KEY,
         RawAnswer, ReplayMiss, ScriptedAPI, estimate_tokens, in_process_async_client, in_process_client,
         message_body, request_tokens)
-    from .cassette import (CASSETTE_FORMAT, Cassette, EPISODE_HEADER, IGNORED_FIELDS,
-        RecordingTransport, fingerprint, recording_client)
+    from .cassette import (CASSETTE_FORMAT, Cassette, EPISODE_HEADER, IGNORED_FIELDS, RecordingTransport,
+        fingerprint, recording_client)
     from .replay import is_replay_miss, replay_transport
 
 _WHERE = {
@@ -147,16 +147,17 @@ __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 __all__ = [
     "ANTHROPIC_URL", "APIFailure", "APIFault", "APIRetry", "APIStopReason", "API_STOP_REASONS", "Answer",
     "AnthropicAPI", "BASE_URL", "BASE_URL_ENV", "BATCH_DISCOUNT", "BoundedRetry", "CASSETTE_FORMAT", "Capabilities",
-    "Cassette", "Compatible", "ContextWarning", "ContextWatch", "CountedRequest", "Credentials",
-    "DEFAULT_MODEL", "EPISODE_HEADER", "Estimate", "FATAL", "FailureReason", "GAVE_UP", "Guess", "HIGH", "Handler",
-    "HandlerError", "IGNORED_FIELDS", "KEY_ENV", "LOW", "LlamaCpp", "LocalServer", "MAX_CALL_TOKENS", "MODEL_ENV",
+    "Cassette", "Compatible", "ContextWarning", "ContextWatch", "CountedRequest", "Credentials", "DEFAULT_MODEL",
+    "EPISODE_HEADER", "Estimate", "FATAL", "FailureReason", "GAVE_UP", "Guess", "HIGH", "Handler", "HandlerError",
+    "IGNORED_FIELDS", "KEY_ENV", "LOW", "LlamaCpp", "LocalServer", "MAX_CALL_TOKENS", "MODEL_ENV",
     "MessagesTransport", "Mode", "ModelChoice", "NO_KEY", "NoKeyTransport", "Notice", "OFFLINE_ALIASES",
     "OFFLINE_MODEL", "Ollama", "PLACEHOLDER_KEY", "PRICES", "PRICES_AS_OF", "Preflight", "Price", "Provider",
-    "ProviderError", "ProviderKind", "RawAnswer", "RecordingTransport", "Replay", "ReplayMiss", "Reply", "RequestSizes",
-    "SIMULATED", "ScriptedAPI", "Spelling", "StandIn", "TOOL_PROMPT_TOKENS", "TokenCounter", "Wait", "Waiting", "Watch",
-    "announce_waits", "anthropic_counter", "bounded", "check_url", "choose_model", "cost_usd", "deprecation",
-    "estimate", "estimate_request", "estimate_requests", "estimate_tokens", "failure_from", "fingerprint", "gave_up",
-    "in_process_async_client", "in_process_client", "is_replay_miss", "known_models", "message_body", "parse_model",
-    "price_for", "price_note", "probe", "read_reply", "recording_client", "replay_client", "replay_transport",
-    "request_tokens", "run_cost_usd", "run_price_note", "set_price", "size_requests", "tool_prompt_tokens",
+    "ProviderError", "ProviderKind", "RawAnswer", "RecordingTransport", "Replay", "ReplayMiss", "Reply",
+    "RequestSizes", "SIMULATED", "ScriptedAPI", "Spelling", "StandIn", "TOOL_PROMPT_TOKENS", "TokenCounter", "Wait",
+    "Waiting", "Watch", "announce_waits", "anthropic_counter", "bounded", "check_url", "choose_model", "cost_usd",
+    "deprecation", "estimate", "estimate_request", "estimate_requests", "estimate_tokens", "failure_from",
+    "fingerprint", "gave_up", "in_process_async_client", "in_process_client", "is_replay_miss", "known_models",
+    "message_body", "parse_model", "price_for", "price_note", "probe", "read_reply", "recording_client",
+    "replay_client", "replay_transport", "request_tokens", "run_cost_usd", "run_price_note", "set_price",
+    "size_requests", "tool_prompt_tokens",
 ]
