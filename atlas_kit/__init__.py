@@ -39,8 +39,13 @@ if _typing.TYPE_CHECKING:
     from .models.replay import Cassette, recording_client
     from .models.providers.replay import replay_client
     from .models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
+    from .types.exceptions import AtlasKitError, AtlasKitKeyError, AtlasKitTypeError, AtlasKitValueError
 
 _WHERE = {
+    "AtlasKitError": "types.exceptions",
+    "AtlasKitKeyError": "types.exceptions",
+    "AtlasKitTypeError": "types.exceptions",
+    "AtlasKitValueError": "types.exceptions",
     "Bounds": "agent",
     "Branch": "contract.errors",
     "CONTRACT_VERSION": "contract.errors",
@@ -95,11 +100,11 @@ _WHERE = {
 __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
-    "Bounds", "Branch", "CONTRACT_VERSION", "CallContext", "Cassette", "Conversation", "DEFAULT_MODEL",
-    "DispatchResult", "Dispatcher", "ErrorCode", "Failure", "LoopBreak", "ModelChoice", "Next", "OFFLINE_MODEL",
-    "Profile", "RetryPolicy", "Run", "STANDIN_SOURCE", "Safe", "Table", "Task", "Tool", "ToolError", "ToolFailure", "Trace",
-    "Transient", "arun_agent", "choose_model", "contract_async_tool", "contract_tool", "empty_result", "error_schema",
-    "from_article", "offline_client", "read_records", "recording_client", "redact", "replay_client", "retry_changed",
-    "retry_unchanged", "run_agent", "run_experiment", "safe", "say", "stop", "switch_tool", "to_article", "to_mcp",
-    "tool_error",
+    "AtlasKitError", "AtlasKitKeyError", "AtlasKitTypeError", "AtlasKitValueError", "Bounds", "Branch",
+    "CONTRACT_VERSION", "CallContext", "Cassette", "Conversation", "DEFAULT_MODEL", "DispatchResult", "Dispatcher",
+    "ErrorCode", "Failure", "LoopBreak", "ModelChoice", "Next", "OFFLINE_MODEL", "Profile", "RetryPolicy", "Run",
+    "STANDIN_SOURCE", "Safe", "Table", "Task", "Tool", "ToolError", "ToolFailure", "Trace", "Transient", "arun_agent",
+    "choose_model", "contract_async_tool", "contract_tool", "empty_result", "error_schema", "from_article",
+    "offline_client", "read_records", "recording_client", "redact", "replay_client", "retry_changed", "retry_unchanged",
+    "run_agent", "run_experiment", "safe", "say", "stop", "switch_tool", "to_article", "to_mcp", "tool_error",
 ]

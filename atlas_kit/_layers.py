@@ -6,6 +6,8 @@ added to a layer in the same change.
 """
 from __future__ import annotations
 
+from .types.exceptions import AtlasKitKeyError
+
 __all__ = ["LAYERS", "layer_of"]
 
 # (name, the top-level entries in it). A folder counts as one entry: everything in models/ is the models layer.
@@ -28,4 +30,4 @@ def layer_of(module: str) -> int:
     for i, (_, modules) in enumerate(LAYERS):
         if module in modules:
             return i
-    raise KeyError(f"atlas_kit/{module} is in no layer: add it to one in atlas_kit/_layers.py.")
+    raise AtlasKitKeyError(f"atlas_kit/{module} is in no layer: add it to one in atlas_kit/_layers.py.")

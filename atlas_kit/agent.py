@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Generator, Protocol
 from .dispatch.dispatcher import Dispatches
 from .dispatch.trace import Trace
 from .models.pricing import run_cost_usd, run_price_note
-from .models.replies import APIFailure, read_reply
+from .models.replies import APIFailure, Reply, read_reply
 from .types import (RENDERERS, STOP_REASONS, AsyncMessagesClient, ErrorEvent, Message, MessagesClient, MessagesRequest,
                     Source, StopReason, StyleName, ToolDefinition, wire)
+from .types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 if TYPE_CHECKING:
     from .atlas import Ticket, World
@@ -52,12 +53,12 @@ class Bounds:
         for name in ("max_steps", "max_total_tokens", "max_tokens", "retry_max_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"Bounds: {name} must be a whole number of at least 1; got {value!r}.")
+                raise AtlasKitValueError(f"Bounds: {name} must be a whole number of at least 1; got {value!r}.")
         cost = self.max_cost_usd
         if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not math.isfinite(cost) or cost <= 0:
-            raise ValueError(f"Bounds: max_cost_usd must be a positive, finite number of US dollars; got {cost!r}.")
+            raise AtlasKitValueError(f"Bounds: max_cost_usd must be a positive, finite number of US dollars; got {cost!r}.")
         if self.retry_max_tokens < self.max_tokens:
-            raise ValueError(f"Bounds: retry_max_tokens ({self.retry_max_tokens}) must be at least max_tokens "
+            raise AtlasKitValueError(f"Bounds: retry_max_tokens ({self.retry_max_tokens}) must be at least max_tokens "
                              f"({self.max_tokens}); make them equal to turn the retry off.")
 
 
@@ -143,7 +144,7 @@ def as_task(task: Task | Sessionlike) -> Task:
     dispatcher = getattr(task, "dispatcher", None)
     if not callable(getattr(dispatcher, "dispatch", None)) or not callable(getattr(dispatcher, "definitions", None)) \
             or not isinstance(getattr(task, "system", None), str) or not isinstance(message, str) or not message:
-        raise TypeError("run_agent needs a Task or an Atlas session (with system, dispatcher and a ticket message).")
+        raise AtlasKitTypeError("run_agent needs a Task or an Atlas session (with system, dispatcher and a ticket message).")
     return Task(task.system, message, task.dispatcher, ticket, getattr(task, "world", None),
                 getattr(task, "style", "contract"), bool(getattr(task, "faults", False)))
 
@@ -167,16 +168,7 @@ def agent_steps(task: Task | Sessionlike, *, model: str, bounds: Bounds | None =
     `steps = agent_steps(task, model=m)`, then `request = next(steps)` and `request = steps.send(answer)` until
     StopIteration, whose `.value` is the Run. Nothing in it waits, so any client (sync, async, a batch) fits.
     """
-    task = as_task(task)
-    if source is not None and not isinstance(source, Source):
-        raise TypeError(f"source must be a Source (choice.source, or models.STANDIN_SOURCE for the stand-in); got "
-                        f"{type(source).__name__} {str(source)[:60]!r}.")
-    bounds = bounds or Bounds()
-    run = Run(model, source, [{"role": "user", "content": task.message}],
-              task.dispatcher.trace, ticket=task.ticket, world=task.world, style=task.style, faults=task.faults)
-    note = run_price_note(model, source)
-    if note:
-        run.notes.append(note)
+    task, bounds, run = _start(task, model=model, bounds=bounds, source=source)
     tools: list[ToolDefinition] = task.dispatcher.definitions()
     max_tokens, seen_ids = bounds.max_tokens, set[str]()
     while True:
@@ -190,46 +182,73 @@ def agent_steps(task: Task | Sessionlike, *, model: str, bounds: Bounds | None =
             run.trace.add("api_failure", error=reply.error, message=reply.message, reason=reply.reason,
                           status=reply.status)
             return run
-        stop = run.api_stop_reason = reply.stop_reason
+        run.api_stop_reason = reply.stop_reason
         run.input_tokens += reply.input_tokens
         run.output_tokens += reply.output_tokens
         run.cost_usd = run_cost_usd(model, source, run.input_tokens, run.output_tokens)
-        unexecuted = [u["name"] for u in reply.tool_uses]
-        if stop == "max_tokens" and max_tokens < bounds.retry_max_tokens and _over(run, bounds) is None:
+        if reply.stop_reason == "max_tokens" and max_tokens < bounds.retry_max_tokens and _over(run, bounds) is None:
             # A cut-off reply may hold a half-written tool call: drop it, and ask once more with room to finish.
             run.trace.add("max_tokens_retry", max_tokens=max_tokens, retry_max_tokens=bounds.retry_max_tokens,
-                          unexecuted=unexecuted)
+                          unexecuted=[u["name"] for u in reply.tool_uses])
             max_tokens = bounds.retry_max_tokens
             continue
         # Blocks the loop does not act on (thinking, server tools) go back to the API as they came.
         run.messages.append({"role": "assistant", "content": reply.content})
         seen_ids.update(u["id"] for u in reply.tool_uses)
-        if stop == "end_turn":
-            run.final_text = reply.text
-            run.trace.add("finished", model_stop_reason=stop)
+        if _acted(run, reply, task) or _bounded(run, bounds, reply.stop_reason):
             return run
-        if stop == "tool_use":
-            out = task.dispatcher.dispatch(reply.tool_uses)
-            run.messages.append({"role": "user", "content": [*out.results]})
-            if out.loop_break is not None:
-                run.stop_reason, run.final_text = "loop_broken", LOOP_BROKEN_REPLY
-                run.trace.add("escalated", reason="loop_broken", tool=out.loop_break.tool, code=out.loop_break.error)
-                return run
-        elif stop != "pause_turn":  # pause_turn: the API paused a long turn; sending it back resumes it
-            run.stop_reason = _ENDS.get(stop, "unknown_stop")
-            run.final_text = reply.text
-            run.trace.add("stopped", reason=run.stop_reason, model_stop_reason=stop[:100], unexecuted=unexecuted)
-            return run
-        bound = _over(run, bounds)
-        if bound == "cost":
-            run.stop_reason = "cost_limit"
-            run.trace.add("bound", bound="cost", cost_usd=round(run.cost_usd, 6),
-                          tokens=run.input_tokens + run.output_tokens)
-            return run
-        if bound == "steps":
-            run.stop_reason = "paused" if stop == "pause_turn" else "step_limit"
-            run.trace.add("bound", bound="steps", steps=run.steps)
-            return run
+
+
+def _start(task: Task | Sessionlike, *, model: str, bounds: Bounds | None,
+           source: Source | None) -> tuple[Task, Bounds, Run]:
+    """The task, the bounds in force and a fresh Run holding the customer's message; a bad source is refused."""
+    task = as_task(task)
+    if source is not None and not isinstance(source, Source):
+        raise AtlasKitTypeError(f"source must be a Source (choice.source, or models.STANDIN_SOURCE for the stand-in); got "
+                        f"{type(source).__name__} {str(source)[:60]!r}.")
+    run = Run(model, source, [{"role": "user", "content": task.message}],
+              task.dispatcher.trace, ticket=task.ticket, world=task.world, style=task.style, faults=task.faults)
+    note = run_price_note(model, source)
+    if note:
+        run.notes.append(note)
+    return task, bounds or Bounds(), run
+
+
+def _acted(run: Run, reply: Reply, task: Task) -> bool:
+    """Act on the reply's stop reason: finish, run its tool calls, or stop. True when the run has ended."""
+    stop = reply.stop_reason
+    if stop == "end_turn":
+        run.final_text = reply.text
+        run.trace.add("finished", model_stop_reason=stop)
+        return True
+    if stop == "tool_use":
+        out = task.dispatcher.dispatch(reply.tool_uses)
+        run.messages.append({"role": "user", "content": [*out.results]})
+        if out.loop_break is not None:
+            run.stop_reason, run.final_text = "loop_broken", LOOP_BROKEN_REPLY
+            run.trace.add("escalated", reason="loop_broken", tool=out.loop_break.tool, code=out.loop_break.error)
+            return True
+    elif stop != "pause_turn":  # pause_turn: the API paused a long turn; sending it back resumes it
+        run.stop_reason = _ENDS.get(stop, "unknown_stop")
+        run.final_text = reply.text
+        run.trace.add("stopped", reason=run.stop_reason, model_stop_reason=stop[:100],
+                      unexecuted=[u["name"] for u in reply.tool_uses])
+        return True
+    return False
+
+
+def _bounded(run: Run, bounds: Bounds, stop: str) -> bool:
+    """Stop a run that has reached its cost or step bound (a paused turn at the step bound ends as paused)."""
+    bound = _over(run, bounds)
+    if bound == "cost":
+        run.stop_reason = "cost_limit"
+        run.trace.add("bound", bound="cost", cost_usd=round(run.cost_usd, 6), tokens=run.input_tokens + run.output_tokens)
+        return True
+    if bound == "steps":
+        run.stop_reason = "paused" if stop == "pause_turn" else "step_limit"
+        run.trace.add("bound", bound="steps", steps=run.steps)
+        return True
+    return False
 
 
 def run_agent(client: MessagesClient, task: Task | Sessionlike, *, model: str, bounds: Bounds | None = None,

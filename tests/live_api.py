@@ -4,8 +4,9 @@ Point `ANTHROPIC_BASE_URL` at `LocalAPI.url` and a live client from `choose_mode
 TCP, exactly as it would to the real API. The server hands each request to a transport handler
 (`atlas_kit.models.transport.ScriptedAPI`, `OfflineModel`, ...), so answers, faults and raw bodies are scripted
 the same way as for the in-process transport. A handler that raises an httpx2 network error makes the
-server drop the connection without answering. `count_tokens=` answers `POST /v1/messages/count_tokens` as the
-real API does (`{"input_tokens": n}`); without it that route is a 404, as on a server that has none.
+server drop the connection without answering; `cut` drops it in the middle of a body. `count_tokens=` answers
+`POST /v1/messages/count_tokens` as the real API does (`{"input_tokens": n}`); without it that route is a 404, as
+on a server that has none.
 """
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ class LocalAPI:
         self.count_tokens = count_tokens
         self.counted: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []  # method, path, headers (lower-case names) of each request
+        # cut(path) -> how many bytes of the body to send before dropping the connection (None: send it whole)
+        self.cut: Callable[[str], int | None] = lambda path: None
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -92,7 +95,9 @@ class LocalAPI:
         http.send_header("content-length", str(len(content)))
         http.send_header("connection", "close")
         http.end_headers()
-        http.wfile.write(content)
+        keep = self.cut(http.path)
+        http.wfile.write(content if keep is None else content[:keep])  # short of its content-length: a cut body
+        http.close_connection = True
 
 
 @pytest.fixture

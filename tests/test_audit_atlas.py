@@ -46,13 +46,17 @@ def test_the_rules_that_separate_the_styles_are_the_courses(audits):
     assert all(failing(a, "is_error") == 0.0 for a in audits.values())  # every style flags its errors
 
 
-def test_the_contract_fails_next_only_where_an_unknown_argument_is_named_input(audits):
-    # Issue 29: an unknown argument gets next.argument "input", which is no argument of the tool. The rubric sees it.
-    misses = [(t.tool.name, o.case.kind) for t in audits["contract"].tools for o in t.outcomes
+def test_the_contract_fails_no_rule_and_names_no_argument_for_an_unknown_one(audits):
+    # Issue 29: an unknown argument got next.argument "input", which is no argument of the tool, and the rubric failed
+    # it (contract score 98.4). Now next is retry_changed naming no argument, and its say tells what to do instead.
+    contract = audits["contract"]
+    misses = [(t.tool.name, o.case.kind) for t in contract.tools for o in t.outcomes
               if o.judgement is not None and o.judgement.failed]
-    assert misses and {kind for _, kind in misses} == {"unknown_argument"}
-    assert all("'input'" in o.judgement.verdict("next").reason for t in audits["contract"].tools
-               for o in t.outcomes if o.judgement is not None and o.judgement.failed)
+    assert misses == []
+    unknown = [json.loads(o.reply.text)["next"] for t in contract.tools for o in t.outcomes
+               if o.case.kind == "unknown_argument" and o.reply is not None]
+    assert len(unknown) == len(contract.tools)
+    assert all(n["branch"] == "retry_changed" and "argument" not in n and "Leave out" in n["say"] for n in unknown)
 
 
 def test_the_command_line_over_stdio_gives_the_same_score(audits, tmp_path):

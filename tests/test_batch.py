@@ -483,3 +483,72 @@ def test_a_batch_sweep_killed_with_sigkill_resumes_without_resubmitting(tmp_path
         assert {f: r[f] for f in same} == {f: s[f] for f in same}
         assert r["cost_usd"] == pytest.approx(s["cost_usd"] / 2)
     assert not math.isnan(sum(r["cost_usd"] for r in live))
+
+
+# --- a results download cut short or not JSON: the API's failure, retried, never bad input --------------------
+
+BAD_RESULTS = {"cut mid-line": lambda body: body[:len(body) // 2], "not JSON": lambda body: b"<html>502 Bad Gateway</html>",
+               "not results": lambda body: b'{"custom_id": 7}\n', "dropped": None}
+
+
+def _flaky_results(api: BatchAPI, server: LocalAPI, fault: str, bad: int) -> list[str]:
+    """The first `bad` downloads of results come back broken in the way `fault` names; returns the paths asked."""
+    asked: list[str] = []
+    real = api.results
+
+    def results(batch_id: str) -> bytes:
+        body = real(batch_id)
+        asked.append(batch_id)
+        return BAD_RESULTS[fault](body) if fault != "dropped" and len(asked) <= bad else body
+
+    api.results = results
+    if fault == "dropped":  # the connection closes half way through the body, short of its content-length
+        server.cut = lambda path: 40 if path.endswith("/results") and len(asked) <= bad else None
+    return asked
+
+
+@pytest.mark.parametrize("fault", list(BAD_RESULTS))
+def test_a_results_download_cut_short_or_not_json_is_downloaded_again_never_paid_again(tmp_path, monkeypatch, fault):
+    episodes = plan(styles=KILL_SWEEP["styles"], faults=(True,), break_loops=(True,), profiles=(None,),
+                    tickets=KILL_SWEEP["tickets"], trials=2, model=LIVE_MODEL)
+    watch = Watch(standin_server(episodes, {}, errored=0.0, expired=0.0, delay_polls=0))
+    monkeypatch.setattr(parts, "LIVE_POLL", Poll(first=0.0, most=0.0))  # the endpoints' retries wait 0 s here
+    with LocalAPI(lambda body: None) as server:
+        server.transport = BatchTransport(watch.api)
+        watch.api.base_url = server.url
+        asked = _flaky_results(watch.api, server, fault, bad=parts.ENDPOINT_FAILURES - 1)  # within the bound
+        result = _resume(tmp_path / "k.jsonl", server.url, monkeypatch)
+    assert result.stopped is None and len(result.records) == 16
+    assert len(asked) > parts.ENDPOINT_FAILURES - 1 and asked[0] == asked[parts.ENDPOINT_FAILURES - 1]  # same batch
+    assert all(k == 1 for k in watch.answered.values()), "a finished turn was paid for twice"
+    assert all(r["stop_reason"] != API_FAILURE for r in result.records)
+
+
+def test_a_results_download_that_stays_broken_exits_1_as_the_apis_failure_and_a_rerun_resumes(tmp_path, monkeypatch,
+                                                                                              capsys):
+    from atlas_kit.cli import main
+
+    episodes = plan(styles=("raw", "contract"), faults=(True,), break_loops=(True,), profiles=(None,),
+                    tickets=("T01", "T04"), trials=1, model=LIVE_MODEL)
+    watch = Watch(standin_server(episodes, {}, errored=0.0, expired=0.0, delay_polls=0))
+    monkeypatch.setattr(parts, "LIVE_POLL", Poll(first=0.0, most=0.0))
+    argv = ["experiment", "--model", LIVE_MODEL, "--via", "batch", "--styles", "raw,contract", "--faults", "on",
+            "--tickets", "T01,T04", "--trials", "1", "--out", str(tmp_path), "--no-progress", "--yes"]
+    with LocalAPI(lambda body: None) as server:
+        server.transport = BatchTransport(watch.api)
+        watch.api.base_url = server.url
+        monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.delenv("ATLAS_MODEL", raising=False)
+        real = watch.api.results
+        asked = _flaky_results(watch.api, server, "cut mid-line", bad=10**6)
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert len(asked) == parts.ENDPOINT_FAILURES  # retried within the bound, then stopped
+        assert "the Message Batches API failed (results): bad_body (BadResults)" in err and "not JSON Lines" in err
+        assert "run the same command again to resume" in err and "Traceback" not in err and err.count("\n") == 1
+        assert Path(journal_path(tmp_path / "experiment.jsonl")).exists()
+        watch.api.results = real  # the API is well again
+        assert main(argv) == 0
+    assert len(read_records(tmp_path / "experiment.jsonl")) == 4
+    assert all(k == 1 for k in watch.answered.values()), "a finished turn was paid for twice"

@@ -42,6 +42,23 @@ def test_plan_orders_conditions_then_tickets_then_trials_and_drops_repeats():
     assert live[0].condition.profile is None
 
 
+def test_a_plan_is_bounded_at_max_episodes_before_anything_is_built():
+    from atlas_kit.experiments.episodes import MAX_EPISODES, check_options
+    from atlas_kit.experiments.spec import SweepSpec
+
+    one = dict(styles=("raw",), faults=(True,), break_loops=(True,), tickets=("T01",))
+    check_options(**one, trials=MAX_EPISODES)  # the bound itself is allowed
+    with pytest.raises(ValueError, match=f"plans {MAX_EPISODES + 1:,} episodes .* give at most {MAX_EPISODES:,} trials"):
+        check_options(**one, trials=MAX_EPISODES + 1)
+    with pytest.raises(ValueError, match=r"plans 1,000,000,000 episodes \(1,000 conditions and tickets"):
+        check_options(**one, trials=10**6, profiles=1_000)  # the stand-in's profiles multiply the plan too
+    with pytest.raises(ValueError, match="trials=1,000,000 plans 162,000,000 episodes"):
+        SweepSpec(name="huge", trials=10**6)  # the defaults: 3 styles x 2 faults x 27 tickets
+    with pytest.raises(ValueError, match="give at most 12,500 trials"):
+        plan(styles=("raw", "contract"), faults=(True, False), break_loops=(True,), profiles=(None, "stubborn"),
+             tickets=("T01",), trials=10**6, model=OFFLINE_MODEL)
+
+
 def test_two_profiles_with_one_name_are_refused():
     with pytest.raises(ValueError, match="two profiles are named 'p'"):
         plan(styles=("raw",), faults=(True,), break_loops=(True,), tickets=("T01",), trials=1, model=OFFLINE_MODEL,

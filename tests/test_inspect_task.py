@@ -43,15 +43,35 @@ def inspect_ai_names() -> None:
     3.10, where it does not install) each test here is skipped, as pytest.importorskip at the top used to.
     """
     global inspect_eval, ModelEvent, read_eval_log, ChatMessageTool, ModelOutput, ModelUsage, get_model
-    global message_param, EpisodeSpec, ReplayMismatch, atlas, replay, select_tickets
+    global GenerateConfig, EpisodeSpec, ReplayMismatch, atlas, replay, select_tickets
     pytest.importorskip("inspect_ai")
     from inspect_ai import eval as inspect_eval
     from inspect_ai.event import ModelEvent
     from inspect_ai.log import read_eval_log
-    from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
-    from inspect_ai.model._providers.anthropic import message_param  # inspect's own rendering, pinned
+    from inspect_ai.model import ChatMessageTool, GenerateConfig, ModelOutput, ModelUsage, get_model
 
     from atlas_kit.bridges.inspect import EpisodeSpec, ReplayMismatch, atlas, replay, select_tickets
+
+
+def anthropic_wire(messages: list[ChatMessage]) -> dict[str, Any]:
+    """The request body inspect's own Anthropic provider sends for `messages`, caught by atlas_kit's in-process
+    transport (inspect_ai's public get_model, which takes the SDK's http_client): no network, no key."""
+    import anthropic
+
+    from atlas_kit.models.transport import BASE_URL, PLACEHOLDER_KEY, MessagesTransport, message_body
+
+    sent: list[dict[str, Any]] = []
+
+    def answer(body: dict[str, Any]) -> Any:
+        sent.append(body)
+        return message_body([{"type": "text", "text": "Done."}], model=body["model"], stop_reason="end_turn")
+
+    http = anthropic.DefaultAsyncHttpxClient(transport=MessagesTransport(answer))
+    model = get_model("anthropic/claude-sonnet-4-5", api_key=PLACEHOLDER_KEY, base_url=BASE_URL, http_client=http,
+                      streaming=False)
+    asyncio.run(model.generate(messages, config=GenerateConfig(max_tokens=256)))
+    assert len(sent) == 1
+    return sent[0]
 
 
 @pytest.fixture(autouse=True)
@@ -172,8 +192,8 @@ def test_a_contract_body_is_exactly_what_the_model_reads_and_the_run_recovers() 
     events = [e for e in sample(log, "T04").events if isinstance(e, ModelEvent)]
     logged = [m for m in events[1].input if isinstance(m, ChatMessageTool)]
     assert logged[0].error is not None and logged[0].error.message == body
-    wire = asyncio.run(message_param(logged[0]))
-    assert wire["content"][0]["content"] == body and wire["content"][0]["is_error"] is True  # type: ignore[index]
+    wire = anthropic_wire(events[1].input)["messages"][-1]
+    assert wire["content"][0]["content"] == body and wire["content"][0]["is_error"] is True
     score = sample(log, "T04").scores["atlas_grade"]
     assert score.value["correct"] == 1.0 and score.value["recovered"] == 1.0
     assert score.metadata["error_codes"] == ["limit_exceeded"] and score.metadata["branches"] == ["switch_tool"]
@@ -269,3 +289,15 @@ def test_the_readme_command_names_this_task_with_arguments_it_takes() -> None:
     made = atlas(**dict(pairs))  # as text: inspect would hand over YAML's True, which atlas() takes too
     assert made.metadata is not None and made.metadata["style"] == "contract" and made.metadata["faults"] is True
     assert len(made.dataset) == 27
+
+
+def test_a_bad_task_argument_is_inspect_s_prerequisite_error_by_way_of_the_shim() -> None:
+    """bridges/shim.py takes PrerequisiteError from inspect_ai's private modules (tests/test_shim.py watches it)."""
+    from atlas_kit.bridges import shim
+    from atlas_kit.bridges.inspect.episode import ArgumentError
+
+    private = shim.private("PrerequisiteError")
+    assert isinstance(private, type) and private is not Exception and shim.PrerequisiteError is private
+    refused = ArgumentError("-T seed=x: give a whole number.")
+    assert isinstance(refused, private) and isinstance(refused, ValueError)
+    assert refused.message == str(refused) == "-T seed=x: give a whole number."

@@ -110,9 +110,38 @@ def test_the_budget_stops_a_sweep_cleanly_and_a_rerun_resumes_it(live, tmp_path)
     assert 1 <= len(first) < 4 and len(_lines(out)) == len(first)
     assert sum(r["cost_usd"] for r in first) >= 0.10
     asked_before = len(server.messages)
+    with pytest.raises(SweepRefused, match=r"The budget is already spent: the episodes in .*r\.jsonl cost \$0\.\d{4}"):
+        run_experiment(**many, out=out, budget_usd=0.10)  # a total for the file: the same budget again is spent
+    assert len(server.messages) == asked_before
     rest = run_experiment(**many, out=out, budget_usd=10)
     assert len(rest) == 4 and len(_lines(out)) == 4  # nothing ran twice
     assert rest[:len(first)] == first and len(server.messages) > asked_before
+
+
+def test_the_budget_message_counts_the_episodes_still_in_flight_when_it_stopped():
+    from atlas_kit.types import Source
+
+    guard = G.Guard(Source("live", MODEL, "2026-01-02"), budget_usd=0.05, total_usd=0.05, where="r.jsonl",
+                    per_episode_guess=0.02)
+    assert [guard.admit() for _ in range(4)] == [True, True, True, False]  # 3 x $0.02 in flight reach $0.05
+    assert "$0.0000 spent by this run on 0 episode(s)" in guard.message  # what it knew when it stopped admitting
+    for cost in (0.0138, 0.02, 0.03):
+        guard.finish({"cost_usd": cost, "stop_reason": "finished"})
+    assert guard.stopped == "budget" and "budget reached: $0.0638 spent by this run on 3 episode(s)" in guard.message
+    assert "the episodes in r.jsonl have cost $0.0638 of the $0.05 budget" in guard.message
+
+
+def test_what_a_results_file_cost_counts_every_paid_line_a_failed_copy_too(tmp_path):
+    out = tmp_path / "r.jsonl"
+    live = {"source_kind": "live", "model": MODEL}
+    rows = [{"key": "a", "cost_usd": 0.01, "stop_reason": "api_failure", **live}, {"key": "a", "cost_usd": 0.02, **live},
+            {"key": "b", "cost_usd": 0.03, **live}, {"key": "c", "cost_usd": None, **live},
+            {"key": "e", "cost_usd": 7.0, "source_kind": "replayed"}, {"key": "f", "cost_usd": 9.0}]  # no source: not paid
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"key": "d", "cost_usd": 5')  # a cut last line
+    assert G.spent_in(out) == pytest.approx(0.06) and G.spent_in(tmp_path / "none.jsonl") == 0.0
+    assert len(read_records(out)) == 5  # the failed copy gave way to its rerun, but it was paid for
+    out.write_text(out.read_text() + "\nnot json\n")
+    assert G.spent_in(out) == pytest.approx(0.06)  # the damage is read_records' to name, with its line
 
 
 def test_the_progress_bar_and_summary_report_spend(live):
@@ -131,12 +160,38 @@ def test_the_progress_bar_and_summary_report_spend(live):
 def test_a_rejected_key_stops_the_sweep_at_once_and_says_what_to_fix(live, tmp_path):
     server = live(failing(401, "invalid x-api-key"))
     out = tmp_path / "r.jsonl"
-    with pytest.raises(SweepStopped, match="ANTHROPIC_API_KEY") as stop:
-        run_experiment(**{**TINY, "tickets": ("T01", "T02", "T05", "T06", "T07"), "concurrency": 2}, out=out)
+    with pytest.raises(SweepStopped, match="ANTHROPIC_API_KEY") as stop:  # 20 episodes, 16 at a time by default
+        run_experiment(**{**TINY, "tickets": tuple(f"T{i:02d}" for i in range(1, 21))}, out=out, max_cost_usd=5)
     assert stop.value.cause == "authentication"
     written = _lines(out)
-    assert 1 <= len(written) <= 2 and len(server.messages) <= 2  # the rest never started
+    assert len(written) == 1 and len(server.messages) == 1  # one request went first; the rest never started
     assert {(r["stop_reason"], r["api_failure"]) for r in written} == {("api_failure", "authentication")}
+
+
+def test_a_live_sweep_fans_out_only_after_its_first_episode_got_through(live):
+    import threading
+    import time
+
+    lock, state, seen = threading.Lock(), {"now": 0}, []  # requests in flight; (episode, in flight) of each
+    stand_in = OfflineModel(seed=0)
+
+    def counting(body):
+        episode = json.dumps(body["messages"][0])  # each ticket's customer message opens its episode
+        with lock:
+            state["now"] += 1
+            seen.append((episode, state["now"]))
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return stand_in(body)
+
+    live(counting)
+    result = sweep(**{**TINY, "tickets": ("T01", "T02", "T05", "T06", "T07", "T08"), "concurrency": 4})
+    assert [r["stop_reason"] for r in result.records].count("finished") == 6
+    first = [n for episode, n in seen if episode == seen[0][0]]
+    assert len(first) >= 2 and all(n == 1 for n in first)  # the first episode ran alone, every call of it
+    assert seen[:len(first)] == [(seen[0][0], 1)] * len(first)  # and before any other began
+    assert max(n for _, n in seen) > 1 and len({episode for episode, _ in seen}) == 6  # then the rest together
 
 
 def test_api_failures_are_left_out_of_recovery_and_reported_apart(live, tmp_path):
@@ -277,3 +332,24 @@ def test_a_refused_or_stopped_sweep_shows_one_line_in_a_notebook():
     assert SweepStopped("the key was rejected.", cause="authentication")._render_traceback_() == [
         "SweepStopped: the key was rejected."]
     assert SweepInterrupted(3, 2)._render_traceback_()[0].startswith("SweepInterrupted: interrupted after 3 episode(s)")
+
+
+def test_a_presets_budget_is_a_total_for_all_its_results_files(live, tmp_path):
+    from atlas_kit.experiments.presets import run_preset
+
+    server = live(costly)
+    other = "claude-haiku-4-5"
+    options = dict(trials=10, out=tmp_path, progress=False, max_cost_usd=10)
+    assert run_preset(**options, models=[MODEL], budget_usd=10).stopped is None  # one model's design, whole
+    paid = G.spent_in(tmp_path / f"self-reflective_{MODEL}.jsonl")
+    budget = paid + 0.40  # what the first file cost, and room for some of the second model's episodes
+    with pytest.warns(UserWarning, match="budget reached"):
+        assert run_preset(**options, models=[MODEL, other], budget_usd=budget).stopped == "budget"
+    second = tmp_path / f"self-reflective_{other}.jsonl"
+    assert 10 < len(_lines(second)) < 20 and paid + G.spent_in(second) >= budget  # into its second arm, then stopped
+    asked = len(server.requests)
+    with pytest.raises(SweepRefused, match="The budget is already spent: the self-reflective design's results"):
+        run_preset(**options, models=[MODEL, other], budget_usd=budget)  # both files count: nothing more to spend
+    assert len(server.requests) == asked
+    done = run_preset(**options, models=[MODEL, other], budget_usd=10)
+    assert done.stopped is None and len(_lines(second)) == 20  # ten tickets x two arms, one trial each

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import sys
+import threading
 import time
 
 import httpx2
@@ -25,6 +28,7 @@ from atlas_kit.dispatch.tool import Tool
 from atlas_kit.models.choose import choose_model
 from atlas_kit.models.replay import Cassette, recording_client
 from atlas_kit.models.api_retry import APIRetry, BoundedRetry
+from atlas_kit.models.replies import MAX_CALL_TOKENS
 from atlas_kit.models.transport import APIFault, RawAnswer, ScriptedAPI, in_process_client, message_body
 
 MODEL = "claude-sonnet-5-5"
@@ -160,6 +164,8 @@ TWO_USES = [{"type": "tool_use", "id": "toolu_1", "name": "cancel_order", "input
     (_base(content=TWO_USES, stop_reason="tool_use"), "is used twice"),
     (_base(usage={"input_tokens": -5, "output_tokens": 3}), "not whole numbers of 0 or more"),
     (_base(usage={"input_tokens": True, "output_tokens": 3}), "not whole numbers of 0 or more"),
+    (_base(usage={"input_tokens": 10**30, "output_tokens": 3}), "more than any model's context window holds"),
+    (_base(usage={"input_tokens": MAX_CALL_TOKENS, "output_tokens": 1}), "more than any model's context window holds"),
     (_base(stop_reason=5), "stop_reason is a int"),
     (_base(stop_reason="tool_use"), "stop_reason tool_use with no tool_use block"),
     (_base(content=TWO_USES[:1]), "tool_use blocks in a reply that stopped on end_turn"),
@@ -174,6 +180,17 @@ def test_a_body_that_is_not_a_message_is_an_api_failure_with_its_reason(body, wh
     assert run.stop_reason == "api_failure" and run.api_failure.reason == "bad_body" and counter.ran == []
     assert why in run.api_failure.message and why in run.trace.of_kind("api_failure")[0]["message"]
     assert (run.input_tokens, run.cost_usd) == (0, 0.0)  # a body that is not a message is not counted
+
+
+def test_absurd_usage_from_a_live_server_is_the_apis_failure_and_costs_nothing(live):
+    # 10^30 tokens would price at about $2 x 10^24; a sane count at the bound itself is still accepted.
+    live(ScriptedAPI([raw(_base(usage={"input_tokens": 10**30, "output_tokens": 10**30}))]))
+    run = run_agent(choose_model(MODEL).client, task(Counter()), model=MODEL)
+    assert run.stop_reason == "api_failure" and run.api_failure.reason == "bad_body" and run.cost_usd == 0.0
+    assert "10,000,000: replies.MAX_CALL_TOKENS" in run.api_failure.message
+    live(ScriptedAPI([raw(_base(usage={"input_tokens": MAX_CALL_TOKENS - 1, "output_tokens": 1}))]))
+    run = run_agent(choose_model(MODEL).client, task(Counter()), model=MODEL)
+    assert run.stop_reason == "finished" and run.input_tokens == MAX_CALL_TOKENS - 1
 
 
 def test_a_reply_with_no_stop_reason_or_null_content_is_an_unknown_stop_and_runs_nothing():
@@ -307,6 +324,103 @@ def test_a_server_that_is_too_slow_times_out_within_the_bound(live):
     start = time.monotonic()
     run = run_agent(choose_model(MODEL, retry=APIRetry(timeout=0.3, max_retries=0)).client, task(Counter()), model=MODEL)
     assert run.api_failure.reason == "timeout" and time.monotonic() - start < 1.4
+
+
+class Stderr:
+    """sys.stderr for a test: keeps what is written, and sets `seen` once a call still waiting has been announced."""
+
+    def __init__(self) -> None:
+        self.text, self.seen = "", threading.Event()
+
+    def write(self, text: str) -> int:
+        self.text += text
+        if "still waiting" in self.text:
+            self.seen.set()
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_a_call_the_api_is_slow_to_answer_is_announced_while_it_waits(live, monkeypatch):
+    err = Stderr()
+    monkeypatch.setattr(sys, "stderr", err)
+
+    def hung(body):  # answers only once the wait was announced: the note came while the call waited, not after
+        if not err.seen.wait(20):
+            raise APIFault(500, "the test's server gave up: no note came")
+        return text()
+
+    live(hung)
+    run = run_agent(choose_model(MODEL, retry=APIRetry(note_after=0.2)).client, task(Counter()), model=MODEL)
+    assert run.stop_reason == "finished"
+    assert re.search(r"note: API call still waiting after [\d.]+ s \(attempt 1\); an attempt that hears nothing for "
+                     r"120 s fails as a timeout \(APIRetry\.timeout\)\.", err.text), err.text
+    assert err.text.rstrip().splitlines()[-1].startswith("note: API answered after ")
+
+
+def test_a_hung_api_is_announced_and_still_ends_at_the_timeout(live, monkeypatch):
+    err, release = Stderr(), threading.Event()
+    monkeypatch.setattr(sys, "stderr", err)
+
+    def hung(body):  # never answers: once the client has given up, the connection is dropped
+        release.wait(20)
+        raise httpx2.RemoteProtocolError("the client gave up")
+
+    live(hung)
+    try:
+        run = run_agent(choose_model(MODEL, retry=APIRetry(timeout=1.0, note_after=0.2, max_retries=0)).client,
+                        task(Counter()), model=MODEL)
+    finally:
+        release.set()
+    assert run.api_failure.reason == "timeout" and err.seen.is_set()
+    assert "answered after" not in err.text  # it never was
+
+
+def test_one_watchdog_announces_every_sync_call_still_waiting_and_nothing_once_they_ended():
+    from atlas_kit.models.api_watch import Watch
+
+    heard, both = [], threading.Event()
+
+    def listener(notice):
+        heard.append(notice)
+        if {n.attempt for n in heard if not n.answered} == {1, 2}:
+            both.set()
+
+    with Watch(0.05, 10.0, 1, listener), Watch(0.05, 10.0, 2, listener):
+        assert both.wait(10)  # two calls in flight at once, each announced by the one thread
+    ended = len(heard)
+    assert [n.answered for n in heard[-2:]] == [True, True] and {n.attempt for n in heard[-2:]} == {1, 2}
+    time.sleep(0.2)  # four more periods: a watch that ended is never announced again
+    assert len(heard) == ended
+    with Watch(10.0, 10.0, 3, listener):  # the timeout comes first: nothing to watch
+        pass
+    assert len(heard) == ended
+
+
+def test_a_live_sweep_shows_a_call_still_waiting_on_its_progress_bar(live, monkeypatch):
+    from atlas_kit.experiments.sweep import sweep
+    from atlas_kit.models.provider import Provider
+    from atlas_kit.models.standin.model import OfflineModel
+
+    err, stand_in = Stderr(), OfflineModel(seed=0)
+    monkeypatch.setattr(sys, "stderr", err)  # where the bar is drawn
+
+    def first_hangs(body):
+        if len(body["messages"]) == 1 and not err.seen.wait(20):
+            raise APIFault(500, "the test's server gave up: the bar showed no wait")
+        return stand_in(body)
+
+    live(first_hangs)
+    monkeypatch.setattr(Provider, "default_retry", APIRetry(note_after=0.2))  # the live default, announcing sooner
+    result = sweep(name="hung", model=MODEL, styles=("contract",), faults=(True,), tickets=("T01",), trials=1)
+    assert [r["stop_reason"] for r in result.records] == ["finished"]
+    bar = [line for line in re.split(r"[\r\n]", err.text) if "still waiting" in line]
+    assert bar and "spent $" in bar[0] and "· API call still waiting after" in bar[0]
+    assert "note: API call still waiting" not in err.text  # on the bar, not as a note
 
 
 def test_a_dropped_connection_is_retried_then_reported_as_a_connection_failure(live):

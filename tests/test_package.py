@@ -197,3 +197,42 @@ def test_a_path_from_before_the_folders_imports_the_same_module_with_a_warning()
     assert errors.safe is values.safe and errors.tool_error is atlas_kit.tool_error
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("atlas_kit.no_such_module")
+
+
+def _house():  # scripts/ is not a package
+    import sys
+
+    sys.path.insert(0, str(PKG.parent / "scripts"))
+    import house
+
+    return house
+
+
+def test_the_house_counter_counts_anys_long_functions_and_long_modules(tmp_path):
+    house = _house()
+    (tmp_path / "a.py").write_text("from typing import Any\nimport typing\n\n"
+                                   "def f(x: Any, *a: 'list[Any]', **k: typing.Any) -> dict[str, Any]:\n"
+                                   "    y: Any = x\n    return {}\n")
+    (tmp_path / "sub").mkdir()
+    body = "".join(f"    x{i} = {i}\n" for i in range(40))
+    (tmp_path / "sub" / "b.py").write_text(f"def long():\n{body}\n\ndef short():\n    pass\n" + "#\n" * 300)
+    found = house.count(tmp_path)
+    assert found.anys == {"a.py": 4}  # the variable's annotation is no signature
+    assert found.long_functions == [house.LongFunction("sub/b.py", "long", 41)]
+    assert found.long_modules == {"sub/b.py": 345}
+    assert found.entries == ["a.py", "sub"]
+
+
+_LEFT = ("the other helpers' files: the functions over 40 lines atlas/handlers.py update_order and issue_refund, "
+         "cli/experiment.py experiment_command, contract/arguments.py _describe, experiments/presets.py run_preset, "
+         "experiments/sweep.py sweep and models/replies.py read_reply, and atlas/handlers.py over 300 lines "
+         "(course/grading/probe.py grade_exercise stays: it is sent to the kernel as its own source)")
+
+
+@pytest.mark.xfail(strict=False, reason=f"issue 28's targets wait on {_LEFT}")
+def test_the_house_meets_issue_28s_targets():
+    house = _house()
+    found = house.count(PKG)
+    print(house.report(found))
+    over = {name: value for name, value in found.figures().items() if value > house.TARGETS[name]}
+    assert not over, f"over issue 28's targets: {over} (python scripts/house.py lists them)"

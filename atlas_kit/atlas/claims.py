@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
-from .data import RECORD_ID, World
+from .data import World
+from .formats import RECORD_ID
 
 __all__ = ["Action", "Claim", "Said", "claims", "false_claims", "said_of"]
 

@@ -7,14 +7,15 @@ seed and shared; a World holds only what tools change. Introduced in chapter 04.
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import lru_cache
-from typing import Any
 
 from ..types import JSONObject
+from .formats import DOLLAR_FIGURE, ID_DIGITS, MONEY, RECORD_ID, id_pattern, money  # their old home: still here
+from .ledger import IssuedRefund, OpenedEscalation, OrderChange, OrderEdit, RegionStock, Snapshot, Stock
 from .records import ACCOUNTS, INVOICES, ORDERS, PRODUCTS
+from ..types.exceptions import AtlasKitKeyError, AtlasKitTypeError
 
 __all__ = [
     "DOLLAR_FIGURE", "FIRST_DAY", "ID_DIGITS", "LAST_DAY", "MONEY", "QUEUES", "RECORD_ID", "REGIONS", "TENANTS",
@@ -27,30 +28,6 @@ QUEUES = ("billing_refunds", "returns", "account_security", "general")
 TODAY = date(2024, 12, 31)  # Atlas's "now": every date rule (refund window, overdue) counts from here
 FIRST_DAY, LAST_DAY = date(2024, 1, 1), date(2024, 12, 31)  # the warehouse's records
 _DAYS = (LAST_DAY - FIRST_DAY).days + 1
-
-
-def money(cents: int) -> str:
-    """Integer cents as the text every tool and answer uses: 125000 -> '$1,250.00'."""
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
-
-
-# How Atlas writes its ids and its money, in one place: the tools' schemas, the grader, silent.py and the
-# offline stand-in's planner all read them here. An id is its prefix, a hyphen and this many digits.
-ID_DIGITS: dict[str, int] = {"ACC": 4, "ORD": 5, "INV": 5, "SKU": 4}
-
-
-def id_pattern(prefix: str) -> re.Pattern[str]:
-    """One kind of id as a whole word: id_pattern("ACC") finds ACC-4471."""
-    return re.compile(rf"\b{prefix}-\d{{{ID_DIGITS[prefix]}}}\b")
-
-
-# An account, order or invoice id: the records a customer owns (a SKU is a product, everyone's).
-RECORD_ID = re.compile(r"\b(?:" + "|".join(rf"{p}-\d{{{ID_DIGITS[p]}}}" for p in ("ACC", "ORD", "INV")) + r")\b")
-# An amount exactly as money() writes it.
-MONEY = re.compile(r"-?\$\d{1,3}(?:,\d{3})*\.\d{2}")
-# Any dollar figure a person might write ($1,250, $1250.5, $ 12): groups are the whole dollars and the cents.
-DOLLAR_FIGURE = re.compile(r"-?\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?")
 
 
 @dataclass(frozen=True)
@@ -186,13 +163,13 @@ class World:
 
     def __init__(self, seed: int = 0) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"World(seed=...) takes an int; got {type(seed).__name__}. Pass the experiment's seed.")
+            raise AtlasKitTypeError(f"World(seed=...) takes an int; got {type(seed).__name__}. Pass the experiment's seed.")
         self.seed = seed
         self._s = _static(seed)
         self.clock = 0.0  # virtual seconds; the dispatcher's retry sleep advances it, nothing sleeps for real
-        self.refunds: list[dict[str, Any]] = []
-        self.order_changes: list[dict[str, Any]] = []
-        self.escalations: list[dict[str, Any]] = []
+        self.refunds: list[IssuedRefund] = []
+        self.order_changes: list[OrderChange] = []
+        self.escalations: list[OpenedEscalation] = []
         self._orders: dict[str, Order] = {}
         self._replies: dict[str, JSONObject] = {}  # idempotency key -> the result first returned
 
@@ -238,10 +215,10 @@ class World:
         days = (date_to - date_from).days + 1
         return days * (1 if region else len(REGIONS)) * len(self._s.products)
 
-    def stock(self, sku: str, date_from: date, date_to: date, region: str | None = None) -> dict[str, Any]:
+    def stock(self, sku: str, date_from: date, date_to: date, region: str | None = None) -> Stock:
         """Units shipped in the range and on hand at the close of date_to, per region and in total."""
         i0, i1 = (date_from - FIRST_DAY).days, (date_to - FIRST_DAY).days
-        rows = []
+        rows: list[RegionStock] = []
         for r in (region,) if region else REGIONS:
             shipped, on_hand = self._s.series(sku, r)
             rows.append({"region": r, "units_shipped": sum(shipped[i0:i1 + 1]), "on_hand": on_hand[i1]})
@@ -253,23 +230,35 @@ class World:
         """The result a side effect with this idempotency key already returned, or None."""
         return self._replies.get(key) if key else None
 
-    def refund(self, invoice_id: str, amount_cents: int, reason: str, *, key: str | None) -> dict[str, Any]:
-        refund = {"refund_id": f"RFD-{len(self.refunds) + 1:04d}", "invoice_id": invoice_id,
+    def refund(self, invoice_id: str, amount_cents: int, reason: str, *, key: str | None) -> IssuedRefund:
+        """Record a refund (the handler checked policy first)."""
+        refund: IssuedRefund = {"refund_id": f"RFD-{len(self.refunds) + 1:04d}", "invoice_id": invoice_id,
                   "amount_cents": amount_cents, "reason": reason, "key": key}
         self.refunds.append(refund)
         return refund
 
-    def change_order(self, order_id: str, *, key: str | None, **changes: Any) -> Order:
+    def change_order(self, order_id: str, *, key: str | None, status: str | None = None, quantity: int | None = None,
+                     ship_to: str | None = None) -> Order:
+        """Record an order change: each field given (not None) takes its new value."""
         current = self.order(order_id)
         if current is None:  # the handler found the order first; reaching here is a bug in a handler
-            raise KeyError(f"change_order: no order {order_id!r}")
-        order = replace(current, **changes)
+            raise AtlasKitKeyError(f"change_order: no order {order_id!r}")
+        edit: OrderEdit = {}
+        if status is not None:
+            edit["status"] = status
+        if quantity is not None:
+            edit["quantity"] = quantity
+        if ship_to is not None:
+            edit["ship_to"] = ship_to
+        order = replace(current, **edit)
+        change: OrderChange = {"order_id": order_id, **edit, "key": key}
         self._orders[order_id] = order
-        self.order_changes.append({"order_id": order_id, **changes, "key": key})
+        self.order_changes.append(change)
         return order
 
-    def escalate(self, account_id: str, queue: str, reason: str, *, key: str | None) -> dict[str, Any]:
-        item = {"escalation_id": f"ESC-{len(self.escalations) + 1:04d}", "account_id": account_id,
+    def escalate(self, account_id: str, queue: str, reason: str, *, key: str | None) -> OpenedEscalation:
+        """Record an escalation to a queue."""
+        item: OpenedEscalation = {"escalation_id": f"ESC-{len(self.escalations) + 1:04d}", "account_id": account_id,
                 "queue": queue, "reason": reason, "key": key}
         self.escalations.append(item)
         return item
@@ -284,11 +273,11 @@ class World:
         """The dispatcher's retry sleep: time passes for Atlas, not for the test run."""
         self.clock += float(seconds)
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> Snapshot:
         """Everything tools have changed, as JSON; the clock is left out (a retry is not a change)."""
         return {
-            "refunds": [dict(r) for r in self.refunds],
-            "order_changes": [dict(c) for c in self.order_changes],
-            "escalations": [dict(e) for e in self.escalations],
+            "refunds": [r.copy() for r in self.refunds],
+            "order_changes": [c.copy() for c in self.order_changes],
+            "escalations": [e.copy() for e in self.escalations],
             "idempotency_keys": sorted(self._replies),
         }

@@ -10,11 +10,16 @@ import json
 import re
 from typing import Sequence
 
-from .data import DOLLAR_FIGURE, money
+from .formats import DOLLAR_FIGURE, money
 
-__all__ = ["invented_figures"]
+__all__ = ["FIGURE_DIGITS", "invented_figures"]
 
-_CENTS = re.compile(r"\w*cents\w*[\"']?\s*[:=]\s*(\d+)", re.IGNORECASE)
+# A field and its whole number ("amount_cents": 65000, REFUND_CEILING_CENTS=50000): the field is one whole word, so a
+# match can start only where a word starts, and each run of text is tried once (linear on any input; the pattern
+# this replaces backtracked cubically over a long word holding "cents").
+_FIELD = re.compile(r"(?<!\w)(\w+)[\"']?\s*[:=]\s*(\d+)")
+# A run of more digits is no figure a customer is told, so it is not read (int() of one is slow, and refused past 4,300).
+FIGURE_DIGITS = 15
 _COUNT = re.compile(r"(?<![\w$.,-])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:units?|rolls?|items?|pieces?)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w$.-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w.]\d|\w)")
 
@@ -27,7 +32,7 @@ def invented_figures(message: str, results: Sequence[str], answer: str) -> list[
     allowed = _dollars(message) | {c for text in results for c in _dollars(text)}
     dollars = [money(c) for c in sorted(c for c in _dollars(answer) if c not in allowed)]
     known = {_int(n) for text in (message, *results) for n in _NUMBER.findall(text)} | _sums(results)
-    counts = sorted({_int(n) for n in _COUNT.findall(answer)} - known)
+    counts = sorted({n for n in map(_int, _COUNT.findall(answer)) if n is not None} - known)
     return dollars + [f"{n:,} units" for n in counts]
 
 
@@ -38,13 +43,16 @@ def _sums(results: Sequence[str]) -> set[int]:
 
 
 def _dollars(text: str) -> set[int]:
-    """Every dollar figure in `text` as cents, plus any `..._cents: N` field."""
-    found = {_int(w) * 100 + int((f or "0").ljust(2, "0")) for w, f in DOLLAR_FIGURE.findall(text)}
-    return found | {int(n) for n in _CENTS.findall(text)}
+    """Every dollar figure in `text` as cents, plus any `..._cents: N` field (a figure past FIGURE_DIGITS left out)."""
+    found = {_int(w + (f or "0").ljust(2, "0")) for w, f in DOLLAR_FIGURE.findall(text)}
+    found |= {_int(n) for field, n in _FIELD.findall(text) if "cents" in field.lower()}
+    return {c for c in found if c is not None}
 
 
-def _int(digits: str) -> int:
-    return int(digits.replace(",", ""))
+def _int(digits: str) -> int | None:
+    """A figure's digits ("1,250") as a number; None for a run longer than FIGURE_DIGITS."""
+    plain = digits.replace(",", "")
+    return int(plain) if len(plain) <= FIGURE_DIGITS else None
 
 
 def _json(text: str) -> object:

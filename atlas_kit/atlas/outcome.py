@@ -1,19 +1,23 @@
 """What a ticket must end with, written so a program can check it, and the perfect run that gets there.
 
 An Outcome names Atlas's end state (refunds, order changes, escalations), the facts the
-final answer must state, and the error codes and branches the faults should select. A Script
-is the tool calls and answer of a perfect agent; only tests read it. Taught in chapter 10.
+final answer must state, and the error codes and branches the faults should select; `differences` says where
+Atlas's end state departs from it. A Script is the tool calls and answer of a perfect agent; only tests read it.
+Taught in chapter 10.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Union
+from typing import Mapping, Protocol, Sequence, TypeVar, Union
 
 from .data import World
+from .ledger import IssuedRefund, OpenedEscalation, OrderChange, StockField
+from ..types import JSONObject
 
-__all__ = ["Call", "Change", "Escalation", "Fact", "Lookup", "Outcome", "Refund", "Script", "call", "mentions"]
+__all__ = ["Call", "Change", "Escalation", "Fact", "Lookup", "Outcome", "Refund", "Script", "call", "differences",
+           "mentions", "shown"]
 
 
 @dataclass(frozen=True)
@@ -23,7 +27,8 @@ class Refund:
     invoice_id: str | tuple[str, ...]
     amount_cents: int
 
-    def matches(self, refund: dict[str, Any]) -> bool:
+    def matches(self, refund: IssuedRefund) -> bool:
+        """Whether this recorded refund is the one expected."""
         ids = (self.invoice_id,) if isinstance(self.invoice_id, str) else self.invoice_id
         return refund["invoice_id"] in ids and refund["amount_cents"] == self.amount_cents
 
@@ -36,7 +41,8 @@ class Change:
     action: str  # cancel | change_quantity | change_address
     quantity: int | None = None
 
-    def matches(self, change: dict[str, Any]) -> bool:
+    def matches(self, change: OrderChange) -> bool:
+        """Whether this recorded order change is the one expected."""
         action = ("cancel" if change.get("status") == "cancelled" else
                   "change_quantity" if "quantity" in change else "change_address")
         return (change["order_id"] == self.order_id and action == self.action
@@ -50,7 +56,8 @@ class Escalation:
     account_id: str
     queue: str
 
-    def matches(self, item: dict[str, Any]) -> bool:
+    def matches(self, item: OpenedEscalation) -> bool:
+        """Whether this recorded escalation is the one expected."""
         return bool(item["account_id"] == self.account_id and item["queue"] == self.queue)
 
 
@@ -63,7 +70,7 @@ class Lookup:
     date_from: str
     date_to: str
     region: str | None
-    field: str  # units_shipped | on_hand
+    field: StockField
 
     def resolve(self, world: World) -> str:
         found = world.stock(self.sku, date.fromisoformat(self.date_from), date.fromisoformat(self.date_to), self.region)
@@ -113,10 +120,10 @@ class Outcome:
 @dataclass(frozen=True)
 class Call:
     tool: str
-    input: dict[str, Any] = field(default_factory=dict)
+    input: JSONObject = field(default_factory=dict)
 
 
-def call(tool: str, **input: Any) -> Call:
+def call(tool: str, **input: object) -> Call:
     """One step of a Script: call `tool` with these arguments."""
     return Call(tool, input)
 
@@ -135,3 +142,43 @@ class Script:
         flat = [o for f in facts for o in (f if isinstance(f, tuple) else (f,))]
         values = {f.key: f.resolve(world) for f in flat if isinstance(f, Lookup)}
         return self.final.format(**values) if values else self.final
+
+
+def differences(world: World, outcome: Outcome) -> list[str]:
+    """Differences between Atlas's end state and the outcome: each expected effect once, nothing else."""
+    return (_effects("refund", outcome.refunds, world.refunds) + _effects("order change", outcome.changes,
+            world.order_changes) + _effects("escalation", outcome.escalations, world.escalations, outcome.optional))
+
+
+_Done = TypeVar("_Done", bound=Mapping[str, object])
+_Seen = TypeVar("_Seen", contravariant=True)
+
+
+class _Expected(Protocol[_Seen]):
+    """An expected effect (outcome.Refund, Change, Escalation): it knows the record that fulfils it."""
+
+    def matches(self, done: _Seen, /) -> bool: ...
+
+
+def _effects(name: str, expected: Sequence[_Expected[_Done]], actual: Sequence[_Done],
+             optional: Sequence[_Expected[_Done]] = ()) -> list[str]:
+    counts = [(want, sum(want.matches(a) for a in actual)) for want in expected]
+    out = [f"expected one {name} {shown(want)}, found {n}" for want, n in counts if n != 1]
+    extra = [a for a in actual if not any(w.matches(a) for w in (*expected, *optional))]
+    if extra:
+        out.append(f"unexpected {name}: {_brief(extra[0])}")
+    return out
+
+
+def shown(item: object) -> str:
+    """An expected fact, phrase or effect as a reason shows it: a phrase quoted, alternatives joined by "or"."""
+    if isinstance(item, str):
+        return repr(item)
+    if isinstance(item, tuple):
+        joined = " or ".join(repr(x) for x in item[:8])
+        return joined if len(item) <= 8 else f"{joined} (or one of {len(item) - 8} more phrases)"
+    return repr(item)
+
+
+def _brief(record: Mapping[str, object]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in record.items() if k not in ("key", "reason"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..dispatch.dispatcher import Dispatcher
+from ..dispatch.dispatcher import Dispatcher, ToolDispatcher
 from ..dispatch.transient import RetryPolicy
 from ..dispatch.trace import Trace
 from ..types import Block, Message, ToolDefinition
@@ -21,6 +21,7 @@ from ..dispatch.styles import Style, contract_style
 from ..dispatch.styles import style_named
 from .tickets import TICKETS, Ticket, ticket
 from .tools import build_tools
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = ["TICKETS", "Session", "atlas_session", "play"]
 
@@ -39,7 +40,7 @@ class Session:
 
     ticket: Ticket
     world: World
-    dispatcher: Dispatcher
+    dispatcher: ToolDispatcher  # a Dispatcher; chapter 13 puts its own in place (course/byo/harness.py)
     system: str
     style: str  # the style's name, as the agent loop and the charts record it
     faults: bool
@@ -70,10 +71,10 @@ def atlas_session(
     `retry_attempts`: the harness's attempts per transient failure (1 turns harness retries off).
     """
     if not isinstance(retry_attempts, int) or retry_attempts < 1:
-        raise ValueError("retry_attempts must be a whole number of at least 1 (1 means no harness retries).")
+        raise AtlasKitValueError("retry_attempts must be a whole number of at least 1 (1 means no harness retries).")
     t = ticket(ticket_or_id) if isinstance(ticket_or_id, str) else ticket_or_id
     if not isinstance(t, Ticket):
-        raise TypeError(f"atlas_session takes a Ticket or a ticket id such as 'T01'; got {type(t).__name__}.")
+        raise AtlasKitTypeError(f"atlas_session takes a Ticket or a ticket id such as 'T01'; got {type(t).__name__}.")
     world = World(seed)
     tools = build_tools(world, tenant=customer or t.customer)
     chosen = t.faults if faults is True else () if faults is False else tuple(faults)

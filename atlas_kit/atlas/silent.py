@@ -9,9 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Literal
+from typing import Literal
 
-from .data import DOLLAR_FIGURE, MONEY, TODAY, money
+from .data import TODAY
+from .figures import FIGURE_DIGITS
+from .formats import DOLLAR_FIGURE, MONEY, money
+from ..types import JSONObject
 
 __all__ = ["CAVEATS", "IMPLICIT_KINDS", "SILENT_TOOLS", "STALE_AS_OF", "Corruption", "ImplicitKind", "corrupt",
            "figures", "mentioned", "stale_args"]
@@ -37,12 +40,12 @@ _INT = re.compile(r"(?<![\w$.,:/-])(\d{1,3}(?:,\d{3})+|\d+)(?![\w:/-]|[.,]\d)")
 class Corruption:
     """A corrupted result: what the model reads, and the figures in it that the true result did not hold."""
 
-    result: dict[str, Any]
+    result: JSONObject
     wrong: tuple[str, ...]
     as_of: str | None = None
 
 
-def stale_args(args: dict[str, Any]) -> dict[str, Any] | None:
+def stale_args(args: JSONObject) -> JSONObject | None:
     """The warehouse query a replica stuck at STALE_AS_OF answers instead; None when the query is all older."""
     try:
         start, end = date.fromisoformat(args["date_from"]), date.fromisoformat(args["date_to"])
@@ -53,7 +56,7 @@ def stale_args(args: dict[str, Any]) -> dict[str, Any] | None:
     return {**args, "date_from": min(start, STALE_AS_OF).isoformat(), "date_to": STALE_AS_OF.isoformat()}
 
 
-def corrupt(tool: str, kind: ImplicitKind, true: Any, served: Any, *, explicit: bool) -> Corruption | None:
+def corrupt(tool: str, kind: ImplicitKind, true: object, served: object, *, explicit: bool) -> Corruption | None:
     """The wrong result for `kind`, or None when there is nothing to corrupt (a list too short to cut, say).
 
     true: the handler's real answer. served: for `stale`, the answer to stale_args (else the same as true).
@@ -78,7 +81,7 @@ def corrupt(tool: str, kind: ImplicitKind, true: Any, served: Any, *, explicit: 
     return Corruption(out, wrong, served.get("date_to") if kind == "stale" else None)
 
 
-def figures(value: Any) -> set[str]:
+def figures(value: object) -> set[str]:
     """The figures a result states, normalised: dollar amounts as written, whole numbers without commas."""
     found: set[str] = set()
     if isinstance(value, dict):
@@ -97,7 +100,7 @@ def figures(value: Any) -> set[str]:
     return found
 
 
-def _truncated(tool: str, true: dict[str, Any], rows: list[Any], *, explicit: bool) -> dict[str, Any] | None:
+def _truncated(tool: str, true: JSONObject, rows: list[JSONObject], *, explicit: bool) -> JSONObject | None:
     if len(rows) < 2:
         return None
     kept = rows[: len(rows) - max(1, len(rows) // 3)]  # the upstream drops the last third of the rows
@@ -120,7 +123,7 @@ def _truncated(tool: str, true: dict[str, Any], rows: list[Any], *, explicit: bo
     return out
 
 
-def _stale(true: dict[str, Any], served: dict[str, Any], *, explicit: bool) -> dict[str, Any] | None:
+def _stale(true: JSONObject, served: JSONObject, *, explicit: bool) -> JSONObject | None:
     if served is true:
         return None
     out = dict(served)
@@ -135,7 +138,7 @@ def _stale(true: dict[str, Any], served: dict[str, Any], *, explicit: bool) -> d
     return out
 
 
-def _emptied(tool: str, true: dict[str, Any], *, explicit: bool) -> dict[str, Any] | None:
+def _emptied(tool: str, true: JSONObject, *, explicit: bool) -> JSONObject | None:
     items, fields, _ = SILENT_TOOLS[tool]
     if not true.get(items):
         return None  # already empty: nothing is hidden
@@ -168,6 +171,7 @@ def mentioned(text: str, figure: str) -> bool:
 
     '$1,250' and '$1,250.00' are the same amount; a number inside an id, a date or an amount is not a figure.
     """
-    if figure.startswith(("$", "-$")):
-        return _cents(figure) in {_cents(m.group(0)) for m in DOLLAR_FIGURE.finditer(text)}
+    if figure.startswith(("$", "-$")):  # a run of digits too long to be a figure is no amount (int() would refuse it)
+        return _cents(figure) in {_cents(m.group(0)) for m in DOLLAR_FIGURE.finditer(text)
+                                  if len(m.group(1).replace(",", "")) <= FIGURE_DIGITS}
     return figure in {m.replace(",", "") for m in _INT.findall(text)}

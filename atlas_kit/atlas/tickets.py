@@ -14,6 +14,7 @@ from .outcome import Call, Change, Escalation, Fact, Lookup, Outcome, Refund, Sc
 from .phrases import (ANOTHER_CUSTOMER, CAP, CHECK, DELETED, DOWN, NO_ACCOUNT, PERSON, SHIPPED, WINDOW,  # noqa: F401
                       ZERO)
 from .silent import CAVEATS, STALE_AS_OF, ImplicitKind
+from ..types.exceptions import AtlasKitKeyError
 
 __all__ = ["ALL_TICKETS", "IMPLICIT_TICKETS", "TICKETS", "Ticket", "ticket"]
 
@@ -294,5 +295,5 @@ ALL_TICKETS: dict[str, Ticket] = {**TICKETS, **IMPLICIT_TICKETS}
 def ticket(ticket_id: str) -> Ticket:
     """The ticket with this id ('T01'...); an unknown id is refused with the range named."""
     if ticket_id not in ALL_TICKETS:
-        raise KeyError(f"No ticket {ticket_id!r}; ids run T01 to {_IMPLICIT[-1].id}.")
+        raise AtlasKitKeyError(f"No ticket {ticket_id!r}; ids run T01 to {_IMPLICIT[-1].id}.")
     return ALL_TICKETS[ticket_id]

@@ -10,8 +10,10 @@ import copy
 from functools import lru_cache
 from ..dispatch.tool import CallContext, Handler, Tool
 from ..types import JSONObject
-from .data import ID_DIGITS, QUEUES, REGIONS, TENANTS, World
+from .data import QUEUES, REGIONS, TENANTS, World
+from .formats import ID_DIGITS
 from .handlers import Desk
+from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["TOOL_NAMES", "build_tools"]
 
@@ -99,7 +101,7 @@ _SPECS: dict[str, tuple[str, JSONObject, bool]] = {
 def build_tools(world: World, *, tenant: str) -> list[Tool]:
     """The seven tools, acting on `world` for one customer (`tenant`)."""
     if tenant not in TENANTS:
-        raise ValueError(f"tenant {tenant!r} is not an Atlas customer; pass one of: {', '.join(TENANTS)}.")
+        raise AtlasKitValueError(f"tenant {tenant!r} is not an Atlas customer; pass one of: {', '.join(TENANTS)}.")
     desk = Desk(world, tenant)
     return [_bound(template, getattr(desk, template.name)) for template in _templates()]
 

@@ -1,8 +1,8 @@
 """The contract inside the SDK's own tool runner: `@contract_tool` where you would write `@beta_tool`.
 
-A failure reaches the model as the SDK's `ToolError` carrying a contract body; exception text goes to
-the trace and the `atlas_kit.tool_runner` logger only; a repeated (tool, args, code) triple answers
-`stop`. It does not retry transient failures (the Dispatcher does). Taught in chapter 08.
+A failure reaches the model as the SDK's `ToolError` carrying a contract body; exception text goes to the
+trace and the `atlas_kit.tool_runner` logger only (redacted, tracebacks included); a repeated (tool, args,
+code) triple answers `stop`. It does not retry transient failures (the Dispatcher does). Taught in chapter 08.
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import copy
 import inspect
 import logging
 import threading
+import traceback
 from dataclasses import dataclass, field, replace
 from types import CodeType, TracebackType
 from typing import Any, Callable, Mapping, TypeVar, Union, cast, overload
@@ -20,6 +21,7 @@ from anthropic.lib.tools import BetaAsyncFunctionTool, BetaFunctionTool
 from anthropic.lib.tools import ToolError as SDKToolError
 
 from ..contract.arguments import ArgumentProblem, check_arguments
+from ..contract.redaction import redact
 from ..dispatch.dispatcher import argument_error, crash_error
 from ..dispatch.breaker import LoopBreak, LoopBreaker, args_key, canonical_args
 from ..contract.errors import Branch, ErrorCode, Next, ToolError, ToolFailure, stop, tool_error
@@ -113,8 +115,21 @@ class Conversation:
         if brk is None:
             return result_text(err.block()["content"])
         self.trace.add("loop_detected", tool=tool, args_key=brk.args_key, code=brk.error, count=brk.count, acted=True)
-        self.logger.warning("loop breaker: %s failed with %s %d times on the same arguments", tool, brk.error, brk.count)
+        _log(self.logger, logging.WARNING, "loop breaker: %s failed with %s %d times on the same arguments", tool,
+             brk.error, brk.count)
         return _breaker_content(brk.count)
+
+
+def _log(logger: logging.Logger, level: int, text: str, *args: object, exc: BaseException | None = None) -> None:
+    """Log one line, and `exc`'s traceback, through `redact`: a tool's exception text may hold a key or a password,
+    and the handler or formatter an application sets cannot be trusted to hide them. The traceback is part of the
+    message (the record carries no exc_info), so no formatter can print it unredacted."""
+    if not logger.isEnabledFor(level):
+        return
+    line = text % args if args else text
+    if exc is not None:
+        line += "\n" + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip()
+    logger.log(level, "%s", redact(line), stacklevel=2)
 
 
 def _breaker_content(count: int) -> str:
@@ -179,7 +194,7 @@ def _failure(tool: ContractTool, input: object, exc: Exception) -> SDKToolError:
     conv = tool.conversation
     if isinstance(exc, ToolFailure):
         err = tool_error(_NO_ID, exc.code, exc.message, next=exc.next or DEFAULT_NEXT[exc.code], detail=exc.detail)
-        conv.logger.info("tool %s failed with %s", tool.name, err.code.value)
+        _log(conv.logger, logging.INFO, "tool %s failed with %s", tool.name, err.code.value)
         detail = "\n".join(t for t in (exc.detail, exc.raw) if t) or exc.message
         return SDKToolError(conv._failed(tool.name, input, err, detail=detail))
     cause = exc.__cause__
@@ -187,8 +202,8 @@ def _failure(tool: ContractTool, input: object, exc: Exception) -> SDKToolError:
         problem = check_arguments(dict(tool.input_schema), input) or _from_pydantic(cause, tool.input_schema)
         return SDKToolError(_argument_failure(tool, input, replace(problem, raw=str(cause))))
     err = crash_error(_NO_ID, exc)
-    conv.logger.error("tool %s raised %s; the model was told only that it failed", tool.name,
-                      type(exc).__name__, exc_info=exc)
+    _log(conv.logger, logging.ERROR, "tool %s raised %s; the model was told only that it failed", tool.name,
+         type(exc).__name__, exc=exc)
     return SDKToolError(conv._failed(tool.name, input, err, detail=err.detail or "", crashed=True))
 
 
@@ -198,7 +213,8 @@ def _argument_failure(tool: ContractTool, input: object, problem: ArgumentProble
     except ValueError:  # an argument name or schema text the contract refuses: name no argument
         err = argument_error(_NO_ID, ArgumentProblem(
             None, "The arguments do not match the tool's input_schema; check each argument and call again."))
-    tool.conversation.logger.info("tool %s: invalid arguments (%s)", tool.name, problem.argument or "input")
+    _log(tool.conversation.logger, logging.INFO, "tool %s: invalid arguments (%s)", tool.name,
+         problem.argument or "input")
     return tool.conversation._failed(tool.name, input, err, detail=problem.raw or problem.message)
 
 

@@ -9,33 +9,37 @@ import argparse
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TextIO
 
-from .args import (ON_OFF, STYLE_NAMES, _cassette, _chapter, _csv, _dollars, _existing, _name, _positive,
-    _preset_name, _profile, _seconds, _seed, _ticket, _tickets)
+from ..types.sets import MAX_EPISODES
+from .args import (ON_OFF, STYLE_NAMES, Commands, _cassette, _csv, _dollars, _name, _positive, _preset_name,
+    _profile, _seed, _tickets)
 from .audit import add_audit_parser
-from .course import course_command
+from .course import add_course_parser
 from .experiment import experiment_command
-from .grade import grade_command
-from .mcp import mcp_command
+from .grade import add_grade_parser
+from .mcp import add_mcp_parser
 from .transcripts import add_transcripts
 
 __all__ = ["main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `atlas-kit` parser: one subcommand per command, each added beside its handler."""
     parser = argparse.ArgumentParser(prog="atlas-kit", description=__doc__.splitlines()[0],
                                      epilog="Run `atlas-kit COMMAND --help` for a command's options.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    course = sub.add_parser("course", help="run the course offline (no API key needed)")
-    course.add_argument("--out", type=Path, default=Path("results/course"),
-                        help="where executed notebooks go (default: results/course)")
-    course.add_argument("--chapters", type=Path, default=None, metavar="DIR",
-                        help="the folder of chapter notebooks (default: chapters/ of this checkout)")
-    course.add_argument("--jobs", type=_positive, default=None, metavar="N",
-                        help="chapters run at once, each in its own kernel (default: one per core, at most 4)")
-    course.set_defaults(func=course_command)
+    add_course_parser(sub)
+    _add_experiment_parser(sub)
+    add_mcp_parser(sub)
+    add_grade_parser(sub)
+    add_transcripts(sub)
+    add_audit_parser(sub)
+    return parser
 
+
+def _add_experiment_parser(sub: Commands) -> None:
+    """`atlas-kit experiment` (its handler is cli/experiment.py's)."""
     exp = sub.add_parser(
         "experiment", help="run a sweep of Atlas tickets; write results (JSONL), charts (PNG) and a summary",
         description="Run every style × faults × loop-breaker condition on each ticket, --trials times "
@@ -43,8 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
                     "running the same command again resumes and never repeats an episode (episodes that failed at "
                     "the API are rerun). A live sweep prints its cost estimate and asks before it starts.",
         epilog="exit codes: 0 done; 1 stopped by the API (a rejected key, an outage); 2 bad input, or a live sweep "
-               "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1, 3 or 130. "
+               "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1 or 130, and "
+               "with a larger --budget after 3. "
                "Example: atlas-kit experiment --model offline --styles raw,contract --trials 20 --out results/")
+    _experiment_conditions(exp)
+    _experiment_how(exp)
+    exp.set_defaults(func=experiment_command)
+
+
+def _experiment_conditions(exp: argparse.ArgumentParser) -> None:
+    """The experiment options that say what runs and where the results go: the model, the styles, the trials and
+    seeds, the folder and name, the tickets and the faults (in the order --help lists them)."""
     exp.add_argument("--model", default="offline", metavar="NAME",
                      help="'offline' (default): the rule-based stand-in, results labelled simulated; a local model, "
                           "free and with no key: ollama:qwen3:4b (Ollama) or llamacpp:NAME (llama-server); or a Claude "
@@ -57,7 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--styles", type=_csv("style", STYLE_NAMES), default=list(STYLE_NAMES), metavar="LIST",
                      help=f"error styles to compare, comma-separated, from {','.join(STYLE_NAMES)} (default: all)")
     exp.add_argument("--trials", type=_positive, default=5, metavar="N",
-                     help="trials per ticket and condition; trial i runs with seed FIRST_SEED + i (default: 5)")
+                     help="trials per ticket and condition; trial i runs with seed FIRST_SEED + i (default: 5). A "
+                          f"sweep plans at most {MAX_EPISODES:,} episodes (conditions × tickets × trials; it holds them "
+                          "and its results in memory); a larger plan is refused at once, naming the most trials it "
+                          "allows")
     exp.add_argument("--first-seed", type=_seed, default=0, metavar="FIRST_SEED",
                      help="the seed of trial 0 (default: 0)")
     exp.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",
@@ -69,6 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "tickets (default: the core 27, T01 to T27)")
     exp.add_argument("--faults", type=_csv("faults setting", tuple(ON_OFF), ON_OFF.get), default=[True, False],
                      metavar="on,off", help="inject each ticket's faults: on, off, or on,off for both (default: on,off)")
+
+
+def _experiment_how(exp: argparse.ArgumentParser) -> None:
+    """The experiment options after the conditions: the loop breaker, the stand-in, concurrency, cassettes, money,
+    batches, presets and the progress bar (in the order --help lists them)."""
     exp.add_argument("--loop-breaker", type=_csv("loop-breaker setting", tuple(ON_OFF), ON_OFF.get), default=[True],
                      metavar="on,off", help="end a run when the same call fails the same way twice: on, off, "
                                             "or on,off to compare (default: on)")
@@ -80,10 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--cassette", type=_cassette, default=None, metavar="PATH",
                      help="replay a recorded cassette instead of calling a model: no key, no network")
     exp.add_argument("--record", type=Path, default=None, metavar="PATH",
-                     help="with a live model: record every call to this cassette, for replaying in class")
+                     help="with a live model: record every call to this cassette, for replaying in class; the path "
+                          "is tried before anything is sent, and the calls are also kept beside the results "
+                          "(NAME.jsonl.tape), so a rerun writes the whole cassette, whichever run made them")
     exp.add_argument("--budget", type=_dollars, default=None, metavar="USD",
-                     help="live only: stop the sweep cleanly once it has spent this many US dollars; rerun to resume "
-                          "(default: no budget beyond the confirmed estimate)")
+                     help="live only: a total for the results file, in US dollars: what its episodes already cost "
+                          "plus this run. The sweep stops cleanly once the total is spent (exit 3) and is refused once "
+                          "it is spent; rerun with a larger --budget to go on (default: no budget beyond the confirmed "
+                          "estimate)")
     exp.add_argument("--yes", action="store_true",
                      help="live only: start without asking; a live sweep first prints its cost estimate and, with no "
                           "terminal to ask on, is refused unless --yes is given")
@@ -95,60 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "structured errors, 10 tickets); --model takes a comma-separated list, --trials is N per "
                           "model and arm (30 matches the paper); files go to OUT/NAME_MODEL.jsonl")
     exp.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    exp.set_defaults(func=experiment_command)
-
-    mcp = sub.add_parser(
-        "mcp", help="serve Atlas over MCP (stdio) so a real model in Claude Code, Claude Desktop or the MCP Inspector "
-                    "can work the tickets; needs the extra: pip install -e '.[mcp]'",
-        description="Serve Atlas's seven tools, a finish tool and the 27 tickets (as prompts T01-T27) over stdio. "
-                    "Pick a ticket prompt in your client to open an episode; the model hands its reply in with finish, "
-                    "and the server grades it.",
-        epilog="example: atlas-kit mcp --print-config claude-code   (prints the exact `claude mcp add` line)")
-    mcp.add_argument("--style", choices=STYLE_NAMES, default="contract",
-                     help=f"how failed tool calls are worded: one of {', '.join(STYLE_NAMES)} (default: contract)")
-    mcp.add_argument("--faults", choices=tuple(ON_OFF), default="on", help="inject each ticket's faults (default: on)")
-    mcp.add_argument("--seed", type=_seed, default=0, help="the seed of Atlas's data and faults (default: 0)")
-    mcp.add_argument("--log", type=Path, default=None, metavar="FILE",
-                     help="append each episode (calls, answer, grade, client) to this JSONL results file")
-    mcp.add_argument("--ticket", type=_ticket, default=None, metavar="ID",
-                     help="open this ticket at start, for clients that do not offer prompts (e.g. T04)")
-    mcp.add_argument("--max-calls", type=_positive, default=12, metavar="N",
-                     help="tool calls per episode before it ends on step_limit (default: 12)")
-    mcp.add_argument("--print-config", choices=("claude-code", "claude-desktop", "inspector"), default=None,
-                     help="print the exact command or config snippet that connects that client, then exit")
-    mcp.set_defaults(func=mcp_command)
-
-    grade = sub.add_parser(
-        "grade", help="grade learners' exercise notebooks: run each offline and confined, write grades.csv and "
-                      "report.html",
-        description="Run each submitted exercise notebook in a kernel of its own (no API key, no network, the offline "
-                    "stand-in only, a time limit), check every exercise with the course's own checks, and write "
-                    "OUT/grades.csv (a row per notebook) and OUT/report.html (by exercise, then by learner).",
-        epilog="example: atlas-kit grade submissions/ --chapter 02 --out grades/")
-    grade.add_argument("submissions", nargs="+", type=_existing, metavar="SUBMISSION",
-                       help="an exercise notebook, or a folder searched for them")
-    grade.add_argument("--out", type=Path, default=Path("grades"), metavar="DIR",
-                       help="folder for grades.csv and report.html (default: grades)")
-    grade.add_argument("--chapter", type=_chapter, default=None, metavar="NN",
-                       help="the chapter the class was set; a notebook of another chapter gets a row saying so "
-                            "(default: each notebook's own chapter, from its metadata or file name)")
-    grade.add_argument("--timeout", type=_seconds, default=300.0, metavar="S",
-                       help="seconds for a whole notebook, its cells and checks together; then its kernel is "
-                            "killed (default: 300)")
-    grade.add_argument("--cell-timeout", type=_seconds, default=60.0, metavar="S",
-                       help="seconds for one cell or one check; then it is interrupted (default: 60)")
-    grade.add_argument("--jobs", type=_positive, default=None, metavar="N",
-                       help="notebooks graded at once, each in its own kernel (default: the number of CPU cores)")
-    grade.add_argument("--solutions", type=Path, default=None, metavar="DIR",
-                       help="the course's solutions/ folder, where each exercise's answer expression is read "
-                            "(default: solutions/ of this checkout)")
-    grade.set_defaults(func=grade_command)
-    add_transcripts(sub)
-    add_audit_parser(sub)
-    return parser
 
 
-def _note(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+def _note(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None,
           line: str | None = None) -> None:
     """Print a warning as a plain note: no file, line or class name for a user to decode."""
     from ..contract.redaction import redact

@@ -10,15 +10,23 @@ import argparse
 import math
 import re
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Protocol
 
 from ..dispatch.styles import STYLES
 
-__all__ = ["ON_OFF", "STYLE_NAMES", "_cassette", "_chapter", "_csv", "_dollars", "_existing", "_name", "_one_line",
-           "_positive", "_preset_name", "_profile", "_seconds", "_seed", "_ticket", "_tickets"]
+__all__ = ["ON_OFF", "STYLE_NAMES", "Commands", "_cassette", "_chapter", "_csv", "_dollars", "_existing", "_name",
+           "_one_line", "_positive", "_preset_name", "_profile", "_seconds", "_seed", "_ticket", "_tickets"]
 
 STYLE_NAMES: tuple[str, ...] = tuple(STYLES)  # the registry's names: a new style is offered everywhere at once
 ON_OFF = {"on": True, "off": False}
+
+
+class Commands(Protocol):
+    """Where each command adds its parser: what `parser.add_subparsers()` returns (argparse gives its class no
+    public name). Every command module has an `add_..._parser(sub)` beside its handler."""
+
+    def add_parser(self, name: str, *, help: str | None = ..., description: str | None = ..., epilog: str | None = ...,
+                   formatter_class: type[argparse.HelpFormatter] = ...) -> argparse.ArgumentParser: ...
 
 
 def _one_line(err: BaseException) -> str:

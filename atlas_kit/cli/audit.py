@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from ..bridges.audit.run import Audit
     from ..bridges.audit.targets import Target
 
-from .args import _csv, _one_line, _positive, _seconds
+from .args import Commands, _csv, _one_line, _positive, _seconds
+from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["add_audit_parser", "audit_command"]
 
@@ -48,8 +49,8 @@ def _rules(text: str) -> list[object]:
     return _csv("rule", RULES)(text)
 
 
-def add_audit_parser(sub: Any) -> None:
-    """Add `audit` to the `atlas-kit` subcommands (`sub` is build_parser's subparsers action)."""
+def add_audit_parser(sub: Commands) -> None:
+    """Add `atlas-kit audit` to the subcommands."""
     audit = sub.add_parser(
         "audit", help="score any MCP server's (or Python tools') errors against the error contract",
         description="List the target's tools, make failing calls from each input schema (each required argument "
@@ -114,7 +115,7 @@ def _target(args: argparse.Namespace) -> Target:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     chosen = [name for name, on in (("-- COMMAND", bool(command)), ("--url", args.url), ("--python", args.python)) if on]
     if len(chosen) != 1:
-        raise ValueError(f"give exactly one target: -- COMMAND [ARGS...], --url URL or --python MODULE:ATTR "
+        raise AtlasKitValueError(f"give exactly one target: -- COMMAND [ARGS...], --url URL or --python MODULE:ATTR "
                          f"(got {', '.join(chosen) or 'none'}).")
     if args.python:
         from ..bridges.audit.python_target import PythonTarget
@@ -123,7 +124,7 @@ def _target(args: argparse.Namespace) -> Target:
     try:
         from ..bridges.audit.mcp_target import McpTarget
     except ImportError:
-        raise ValueError("auditing an MCP server needs the MCP SDK: pip install -e '.[mcp]' (or pip install "
+        raise AtlasKitValueError("auditing an MCP server needs the MCP SDK: pip install -e '.[mcp]' (or pip install "
                          "'mcp>=2,<3').") from None
     return McpTarget(command=command or None, url=args.url, connect_timeout=args.connect_timeout, keep=tuple(args.env))
 

@@ -7,8 +7,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
-__all__ = ["course_command"]
+from .args import Commands, _positive
+
+__all__ = ["add_course_parser", "course_command"]
 
 
 def course_command(args: argparse.Namespace) -> int:
@@ -27,3 +30,15 @@ def course_command(args: argparse.Namespace) -> int:
     print(f"{counted} offline (no API key, simulated results) in {time.perf_counter() - start:.0f} s{side}.")
     print(closing_line(args.out, folder=args.chapters))
     return 0
+
+
+def add_course_parser(sub: Commands) -> None:
+    """Add `atlas-kit course` to the subcommands."""
+    course = sub.add_parser("course", help="run the course offline (no API key needed)")
+    course.add_argument("--out", type=Path, default=Path("results/course"),
+                        help="where executed notebooks go (default: results/course)")
+    course.add_argument("--chapters", type=Path, default=None, metavar="DIR",
+                        help="the folder of chapter notebooks (default: chapters/ of this checkout)")
+    course.add_argument("--jobs", type=_positive, default=None, metavar="N",
+                        help="chapters run at once, each in its own kernel (default: one per core, at most 4)")
+    course.set_defaults(func=course_command)

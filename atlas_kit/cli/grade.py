@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-__all__ = ["grade_command"]
+from .args import Commands, _chapter, _existing, _positive, _seconds
+
+__all__ = ["add_grade_parser", "grade_command"]
 
 
 def grade_command(args: argparse.Namespace) -> int:
@@ -33,3 +36,32 @@ def grade_command(args: argparse.Namespace) -> int:
             print(f"  {shown(g.learner)}: {g.status}{' - ' + shown(g.notes[-1]) if g.notes else ''}")
     print(f"Wrote {args.out / 'grades.csv'} and {args.out / 'report.html'}.")
     return 0
+
+
+def add_grade_parser(sub: Commands) -> None:
+    """Add `atlas-kit grade` to the subcommands."""
+    grade = sub.add_parser(
+        "grade", help="grade learners' exercise notebooks: run each offline and confined, write grades.csv and "
+                      "report.html",
+        description="Run each submitted exercise notebook in a kernel of its own (no API key, no network, the offline "
+                    "stand-in only, a time limit), check every exercise with the course's own checks, and write "
+                    "OUT/grades.csv (a row per notebook) and OUT/report.html (by exercise, then by learner).",
+        epilog="example: atlas-kit grade submissions/ --chapter 02 --out grades/")
+    grade.add_argument("submissions", nargs="+", type=_existing, metavar="SUBMISSION",
+                       help="an exercise notebook, or a folder searched for them")
+    grade.add_argument("--out", type=Path, default=Path("grades"), metavar="DIR",
+                       help="folder for grades.csv and report.html (default: grades)")
+    grade.add_argument("--chapter", type=_chapter, default=None, metavar="NN",
+                       help="the chapter the class was set; a notebook of another chapter gets a row saying so "
+                            "(default: each notebook's own chapter, from its metadata or file name)")
+    grade.add_argument("--timeout", type=_seconds, default=300.0, metavar="S",
+                       help="seconds for a whole notebook, its cells and checks together; then its kernel is "
+                            "killed (default: 300)")
+    grade.add_argument("--cell-timeout", type=_seconds, default=60.0, metavar="S",
+                       help="seconds for one cell or one check; then it is interrupted (default: 60)")
+    grade.add_argument("--jobs", type=_positive, default=None, metavar="N",
+                       help="notebooks graded at once, each in its own kernel (default: the number of CPU cores)")
+    grade.add_argument("--solutions", type=Path, default=None, metavar="DIR",
+                       help="the course's solutions/ folder, where each exercise's answer expression is read "
+                            "(default: solutions/ of this checkout)")
+    grade.set_defaults(func=grade_command)

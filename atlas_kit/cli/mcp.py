@@ -1,6 +1,6 @@
 """`atlas-kit mcp`: serve Atlas over MCP on stdio, or print the config that connects a client to it.
 
-The server lives in mcp_server.py (chapter 15); the MCP SDK is an optional extra, imported only here.
+The server lives in bridges/mcp/ (chapter 15); the MCP SDK is an optional extra, imported only here.
 """
 from __future__ import annotations
 
@@ -8,17 +8,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from .args import ON_OFF
+from .args import ON_OFF, STYLE_NAMES, Commands, _positive, _seed, _ticket
 
-__all__ = ["mcp_command"]
+__all__ = ["add_mcp_parser", "mcp_command"]
 
 
 def mcp_command(args: argparse.Namespace) -> int:
-    """Exit 0 when the client hung up or Ctrl-C stopped the server, or the config was printed; 2 on bad input
-    or a missing MCP SDK."""
+    """Exit 0 when the client hung up or went away, or SIGTERM, SIGHUP or Ctrl-C stopped the server (the open
+    episode is logged first), or the config was printed; 2 on bad input or a missing MCP SDK, before serving."""
     try:  # the MCP SDK is an optional extra: import it only for this command
-        from ..bridges.mcp.server import AtlasMCP, client_config, serve_stdio
-        from ..experiments.results import read_records
+        from ..bridges.mcp.log import check_log
+        from ..bridges.mcp.server import AtlasMCP, client_config
+        from ..bridges.mcp.stdio import serve_stdio
     except ImportError as err:
         print(f"atlas-kit mcp: error: {err}", file=sys.stderr)
         return 2
@@ -32,10 +33,9 @@ def mcp_command(args: argparse.Namespace) -> int:
         return 0
     try:
         if log is not None:
-            log.parent.mkdir(parents=True, exist_ok=True)
-            read_records(log)  # an existing file must be a results log, or every episode would fail to append
+            check_log(log)  # written to (nothing harmful) before serving: a log that fails later costs no grade
         server = AtlasMCP(style=args.style, faults=ON_OFF[args.faults], seed=args.seed, log=log, max_calls=args.max_calls)
-    except (OSError, ValueError) as err:
+    except ValueError as err:
         print(f"atlas-kit mcp: error: --log {args.log}: {err}", file=sys.stderr)
         return 2
     if args.ticket:
@@ -46,6 +46,30 @@ def mcp_command(args: argparse.Namespace) -> int:
 
     try:
         anyio.run(serve_stdio, server)
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # Ctrl-C before the signal handlers were installed; the open episode is still logged
+        server.close(why="the server was stopped by SIGINT")
     return 0
+
+
+def add_mcp_parser(sub: Commands) -> None:
+    """Add `atlas-kit mcp` to the subcommands."""
+    mcp = sub.add_parser(
+        "mcp", help="serve Atlas over MCP (stdio) so a real model in Claude Code, Claude Desktop or the MCP Inspector "
+                    "can work the tickets; needs the extra: pip install -e '.[mcp]'",
+        description="Serve Atlas's seven tools, a finish tool and the 27 tickets (as prompts T01-T27) over stdio. "
+                    "Pick a ticket prompt in your client to open an episode; the model hands its reply in with finish, "
+                    "and the server grades it.",
+        epilog="example: atlas-kit mcp --print-config claude-code   (prints the exact `claude mcp add` line)")
+    mcp.add_argument("--style", choices=STYLE_NAMES, default="contract",
+                     help=f"how failed tool calls are worded: one of {', '.join(STYLE_NAMES)} (default: contract)")
+    mcp.add_argument("--faults", choices=tuple(ON_OFF), default="on", help="inject each ticket's faults (default: on)")
+    mcp.add_argument("--seed", type=_seed, default=0, help="the seed of Atlas's data and faults (default: 0)")
+    mcp.add_argument("--log", type=Path, default=None, metavar="FILE",
+                     help="append each episode (calls, answer, grade, client) to this JSONL results file")
+    mcp.add_argument("--ticket", type=_ticket, default=None, metavar="ID",
+                     help="open this ticket at start, for clients that do not offer prompts (e.g. T04)")
+    mcp.add_argument("--max-calls", type=_positive, default=12, metavar="N",
+                     help="tool calls per episode before it ends on step_limit (default: 12)")
+    mcp.add_argument("--print-config", choices=("claude-code", "claude-desktop", "inspector"), default=None,
+                     help="print the exact command or config snippet that connects that client, then exit")
+    mcp.set_defaults(func=mcp_command)

@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .args import _one_line
+from .args import Commands, _one_line
 
 __all__ = ["add_transcripts", "transcripts_command"]
 
@@ -32,7 +32,7 @@ def _tools(text: str) -> list[str]:
     return names
 
 
-def add_transcripts(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_transcripts(sub: Commands) -> None:
     """Register the `transcripts` command on the CLI's subparsers."""
     cmd = sub.add_parser(
         "transcripts", help="the tool-error dashboard for real transcripts: errors, next actions, recovery with CIs",

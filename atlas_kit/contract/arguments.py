@@ -6,7 +6,7 @@ Policy limits a schema cannot express live in the tool handlers. Taught in chapt
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
@@ -31,11 +31,16 @@ _TYPE_WORDS = {
 
 @dataclass(frozen=True)
 class ArgumentProblem:
-    """The argument to change (or None), what the model should do, and the validator's own words."""
+    """The argument to change (or None), what the model should do, and the validator's own words.
+
+    `say`: what to do next when no one argument can be named (an argument the tool does not take, input that is
+    not an object): the contract's `next.say`, since `next.argument` must then be left out.
+    """
 
     argument: str | None
     message: str
     raw: str = ""
+    say: str = "Check each argument against the tool's input_schema and call again."
 
 
 def check_schema(schema: object, *, tool: str) -> None:
@@ -100,13 +105,16 @@ def _errors(schema: JSONObject, args: JSONObject) -> list[_Error]:
 def check_arguments(schema: JSONObject, args: object) -> ArgumentProblem | None:
     """Return the first problem with `args`, or None when they satisfy the schema."""
     if not isinstance(args, dict):
-        return ArgumentProblem(None, "The tool input must be a JSON object of named arguments; call the tool again with one.")
+        # jsonschema's own words for it, value and all (the raw and generic styles show them).
+        return ArgumentProblem(None, "The tool input must be a JSON object of named arguments; call the tool again with one.",
+                               f"jsonschema.exceptions.ValidationError: {args!r} is not of type 'object'",
+                               say="Call the tool again with its arguments as one JSON object, each under its name.")
     errors = _errors(schema, args)
     if not errors:
         return None
     problem = _describe(errors[0], schema, args)
     # What a library would have said, value and all: shown only in the raw and generic styles.
-    return ArgumentProblem(problem.argument, problem.message, f"jsonschema.exceptions.ValidationError: {errors[0].message}")
+    return replace(problem, raw=f"jsonschema.exceptions.ValidationError: {errors[0].message}")
 
 
 def _describe(err: _Error, schema: JSONObject, args: JSONObject) -> ArgumentProblem:
@@ -117,9 +125,11 @@ def _describe(err: _Error, schema: JSONObject, args: JSONObject) -> ArgumentProb
         name = missing[0] if missing else None
         if name:
             return ArgumentProblem(name, f"Argument {name} is required; call the tool again with it.")
-        return ArgumentProblem(None, "A required argument is missing; check the tool's input_schema and call again.")
+        return ArgumentProblem(None, "A required argument is missing; check the tool's input_schema and call again.",
+                               say="Call the tool again with every argument its input_schema requires.")
     if err.validator == "additionalProperties" and not err.path:
-        return ArgumentProblem(None, f"An argument this tool does not take was passed; it accepts only: {names}.")
+        return ArgumentProblem(None, f"An argument this tool does not take was passed; it accepts only: {names}.",
+                               say="Leave out the argument it does not take and call the tool again.")
     top = err.path[0] if err.path else None
     name = top if isinstance(top, str) and top in props else None
     if name is None:
@@ -137,9 +147,14 @@ def _describe(err: _Error, schema: JSONObject, args: JSONObject) -> ArgumentProb
     elif v in ("maximum", "exclusiveMaximum"):
         text = f"Argument {name} must be at most {err.validator_value}."
     elif v == "minLength":
-        text = f"Argument {name} must not be empty."
+        least = err.validator_value
+        text = f"Argument {name} must not be empty." if least == 1 else f"Argument {name} must be at least {least} characters."
     elif v == "maxLength":
         text = f"Argument {name} must be at most {err.validator_value} characters."
+    elif v == "minItems":
+        text = f"Argument {name} must hold at least {err.validator_value} item{'' if err.validator_value == 1 else 's'}."
+    elif v == "maxItems":
+        text = f"Argument {name} must hold at most {err.validator_value} item{'' if err.validator_value == 1 else 's'}."
     elif v in ("pattern", "format") and rule.get("examples"):
         text = f"Argument {name} must look like {rule['examples'][0]}."
     elif v == "pattern" and len(str(err.validator_value)) <= 60:

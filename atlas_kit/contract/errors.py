@@ -10,11 +10,12 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 from importlib import resources
-from typing import Any, TypedDict, cast
+from typing import TypedDict, cast
 
 from .internals import INTERNALS, has_internals
 from .redaction import looks_secret
 from ..types import JSONObject, ToolResultBlock
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = [
     "ALLOWED_BRANCHES", "Branch", "CONTRACT_VERSION", "ErrorBody", "ErrorCode", "MAX_MESSAGE_CHARS", "Next", "NextBody",
@@ -108,14 +109,14 @@ class Next:
 
     def __post_init__(self) -> None:
         if not isinstance(self.branch, Branch):
-            raise TypeError(f"Next.branch must be a Branch, got {type(self.branch).__name__}; use Branch.STOP etc.")
+            raise AtlasKitTypeError(f"Next.branch must be a Branch, got {type(self.branch).__name__}; use Branch.STOP etc.")
         _check_text("Next.say", self.say)
         if self.branch is Branch.SWITCH_TOOL and not self.tool:
-            raise ValueError("Next.tool is required for switch_tool: name the tool the model should call instead.")
+            raise AtlasKitValueError("Next.tool is required for switch_tool: name the tool the model should call instead.")
         for name in ("tool", "argument"):
             value = getattr(self, name)
             if value is not None and not _IDENT.match(value):
-                raise ValueError(f"Next.{name} must be a plain identifier such as 'account_id', got {value!r}.")
+                raise AtlasKitValueError(f"Next.{name} must be a plain identifier such as 'account_id', got {value!r}.")
 
     def to_json(self) -> NextBody:
         """The `next` object of the error body."""
@@ -213,14 +214,14 @@ def tool_error(
 ) -> ToolError:
     """Build a contract error. Call `.block()` for the `tool_result`; `detail` goes to the trace."""
     if not isinstance(tool_use_id, str) or not tool_use_id:
-        raise ValueError("tool_use_id must be the non-empty id of the tool_use block this error answers.")
+        raise AtlasKitValueError("tool_use_id must be the non-empty id of the tool_use block this error answers.")
     code = _coerce_code(code)
     _check_message(message)
     _check_branch(code, next)
     return ToolError(tool_use_id, code, message, next, detail)
 
 
-def empty_result(items_key: str, note: str, **fields: Any) -> JSONObject:
+def empty_result(items_key: str, note: str, **fields: object) -> JSONObject:
     """A successful result with zero items: not an error, and not `not_found`."""
     _check_text("note", note)
     return {"count": 0, items_key: [], "note": note, **fields}
@@ -233,14 +234,14 @@ _INTERNALS = INTERNALS  # the name byo/properties.py reads; the patterns live in
 
 def _check_text(param: str, text: object) -> None:
     if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{param} must be a non-empty sentence written for the model.")
+        raise AtlasKitValueError(f"{param} must be a non-empty sentence written for the model.")
     if len(text) > MAX_MESSAGE_CHARS:
-        raise ValueError(
+        raise AtlasKitValueError(
             f"{param} is {len(text)} characters; the cap is {MAX_MESSAGE_CHARS}. "
             "Say what to do in one or two sentences and move the rest to detail=."
         )
     if has_internals(text) or looks_secret(text):
-        raise ValueError(f"{param} contains internals (a traceback, SQL, an error code, a host or address, a file path, "
+        raise AtlasKitValueError(f"{param} contains internals (a traceback, SQL, an error code, a host or address, a file path, "
                          "an exception class, or a key or password); put them in detail=.")
 
 
@@ -249,24 +250,24 @@ def _check_message(message: object) -> None:
     assert isinstance(message, str)  # _check_text refused anything else
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", message.strip()) if s]
     if len(sentences) > 2:
-        raise ValueError(f"message has {len(sentences)} sentences; write one or two and put the rest in detail=.")
+        raise AtlasKitValueError(f"message has {len(sentences)} sentences; write one or two and put the rest in detail=.")
 
 
 def _check_plain(plain: object) -> None:
     _check_text("plain", plain)
     assert isinstance(plain, str)
     if len([s for s in re.split(r"(?<=[.!?])\s+", plain.strip()) if s]) != 1:
-        raise ValueError("plain must be one sentence that says what went wrong; leave what to do to message= and next=.")
+        raise AtlasKitValueError("plain must be one sentence that says what went wrong; leave what to do to message= and next=.")
 
 
 def _check_branch(code: ErrorCode, next: Next | None) -> None:
     if next is None:
         return
     if not isinstance(next, Next):
-        raise TypeError("next must be a Next; build it with retry_changed(), switch_tool(), stop() or retry_unchanged().")
+        raise AtlasKitTypeError("next must be a Next; build it with retry_changed(), switch_tool(), stop() or retry_unchanged().")
     if next.branch not in ALLOWED_BRANCHES[code]:
         allowed = ", ".join(sorted(b.value for b in ALLOWED_BRANCHES[code]))
-        raise ValueError(
+        raise AtlasKitValueError(
             f"next selects {next.branch.value}, which contradicts {code.value} (retryable={RETRYABLE[code]}); "
             f"use one of: {allowed}."
         )
@@ -279,7 +280,7 @@ def _coerce_code(code: ErrorCode | str) -> ErrorCode:
         return ErrorCode(code)
     except ValueError:
         allowed = ", ".join(c.value for c in ErrorCode)
-        raise ValueError(f"code {code!r} is not one of the five stable codes: {allowed}.") from None
+        raise AtlasKitValueError(f"code {code!r} is not one of the five stable codes: {allowed}.") from None
 
 
 def error_schema() -> JSONObject:

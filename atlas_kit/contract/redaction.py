@@ -7,7 +7,7 @@ What it cannot know (a tenant's data, a name) is left to the builder's other rul
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, TypeVar, overload
+from typing import Mapping, TypeVar, overload
 
 __all__ = ["looks_secret", "redact"]
 
@@ -45,8 +45,8 @@ def redact(value: _Shape) -> _Shape: ...
 @overload
 def redact(value: list[_Item] | tuple[_Item, ...]) -> list[_Item]: ...
 @overload
-def redact(value: object) -> Any: ...
-def redact(value: object) -> Any:
+def redact(value: object) -> object: ...
+def redact(value: object) -> object:
     """Return `value` with every key-like string replaced by a marker, recursively.
 
     Strings, mappings (a record keeps its keys), lists and numbers keep their shape; anything else becomes

@@ -18,6 +18,7 @@ from .errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode
 from .internals import find_internals
 from ..types.tokens import estimate_tokens
 from .redaction import looks_secret, redact
+from ..types.exceptions import AtlasKitTypeError
 
 __all__ = ["ECHO_MIN_CHARS", "MAX_TOKENS", "RULES", "Judgement", "Rule", "Status", "Structure", "Verdict", "judge",
            "server_score", "tool_score"]
@@ -103,7 +104,7 @@ def judge(text: str, *, is_error: bool | None = None, arguments: object = None,
     arguments, whose return proves an echo. An answer returned as a success is judged on is_error alone.
     """
     if not isinstance(text, str):
-        raise TypeError(f"judge() takes the answer's text, a str; got {type(text).__name__}. Join its text blocks first.")
+        raise AtlasKitTypeError(f"judge() takes the answer's text, a str; got {type(text).__name__}. Join its text blocks first.")
     structure, body = _parse(text)
     tokens = estimate_tokens(text)
     if is_error is False:

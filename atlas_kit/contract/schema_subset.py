@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from numbers import Number
-from typing import Any, Iterator
+from typing import Any, Iterator, TypeGuard
 
 from ..types import JSONObject
 
@@ -83,7 +83,7 @@ def _equal(one: object, two: object) -> bool:
     return bool(one == two)
 
 
-def _iter(schema: Any, instance: Any, path: tuple[str | int, ...]) -> Iterator[SchemaError]:
+def _iter(schema: JSONObject | bool, instance: object, path: tuple[str | int, ...]) -> Iterator[SchemaError]:
     # The same order as jsonschema: the schema's keywords in their written order.
     if schema is True:
         return
@@ -91,50 +91,64 @@ def _iter(schema: Any, instance: Any, path: tuple[str | int, ...]) -> Iterator[S
         yield SchemaError("false", False, path, {}, f"False schema does not allow {instance!r}")
         return
     for key, value in schema.items():
-        def err(message: str, key: str = key, value: Any = value) -> SchemaError:
-            return SchemaError(key, value, path, schema, message)
-        if key == "type":
-            kinds = [value] if isinstance(value, str) else value
-            if not any(_is(instance, k) for k in kinds):
-                yield err(f"{instance!r} is not of type {', '.join(repr(k) for k in kinds)}")
-        elif key == "enum" and all(not _equal(each, instance) for each in value):
-            yield err(f"{instance!r} is not one of {value!r}")
-        elif key == "const" and not _equal(instance, value):
-            yield err(f"{value!r} was expected")
-        elif key == "pattern" and isinstance(instance, str) and not re.search(value, instance):
-            yield err(f"{instance!r} does not match {value!r}")
-        elif key in ("minLength", "minItems") and _sized(instance, key) and len(instance) < value:
-            yield err(f"{instance!r} {'should be non-empty' if value == 1 else 'is too short'}")
-        elif key in ("maxLength", "maxItems") and _sized(instance, key) and len(instance) > value:
-            yield err(f"{instance!r} {'is expected to be empty' if value == 0 else 'is too long'}")
-        elif key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") and _is(instance, "number"):
-            message = _bound(key, value, instance)
-            if message:
-                yield err(message)
-        elif key == "required" and isinstance(instance, dict):
-            yield from (err(f"{name!r} is a required property") for name in value if name not in instance)
-        elif key == "properties" and isinstance(instance, dict):
-            for name, sub in value.items():
-                if name in instance:
-                    yield from _iter(sub, instance[name], (*path, name))
-        elif key == "additionalProperties" and isinstance(instance, dict):
-            extras = [name for name in instance if name not in schema.get("properties", {})]
-            if isinstance(value, dict):
-                for name in set(extras):  # jsonschema walks a set here; so do we, for the same order
-                    yield from _iter(value, instance[name], (*path, name))
-            elif value is False and extras:
-                shown = ", ".join(repr(e) for e in sorted(set(extras), key=str))
-                yield err(f"Additional properties are not allowed ({shown} {'was' if len(extras) == 1 else 'were'} unexpected)")
-        elif key == "items" and isinstance(instance, list):
-            for index, item in enumerate(instance):
-                yield from _iter(value, item, (*path, index))
+        yield from (SchemaError(key, value, path, schema, message) for message in _failed(schema, key, instance))
+        yield from _nested(schema, key, instance, path)
 
 
-def _sized(instance: object, key: str) -> bool:
+def _failed(schema: JSONObject, key: str, instance: object) -> list[str]:
+    """What the schema's keyword `key` says is wrong with `instance` itself (its subschemas are _nested's)."""
+    value = schema[key]
+    if key == "type":
+        kinds = [value] if isinstance(value, str) else value
+        if any(_is(instance, k) for k in kinds):
+            return []
+        return [f"{instance!r} is not of type {', '.join(repr(k) for k in kinds)}"]
+    if key == "enum" and all(not _equal(each, instance) for each in value):
+        return [f"{instance!r} is not one of {value!r}"]
+    if key == "const" and not _equal(instance, value):
+        return [f"{value!r} was expected"]
+    if key == "pattern" and isinstance(instance, str) and not re.search(value, instance):
+        return [f"{instance!r} does not match {value!r}"]
+    if key in ("minLength", "minItems") and _sized(instance, key) and len(instance) < value:
+        return [f"{instance!r} {'should be non-empty' if value == 1 else 'is too short'}"]
+    if key in ("maxLength", "maxItems") and _sized(instance, key) and len(instance) > value:
+        return [f"{instance!r} {'is expected to be empty' if value == 0 else 'is too long'}"]
+    if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") and _is(instance, "number") \
+            and isinstance(instance, (int, float)):  # arguments come from JSON: a number is an int or a float
+        message = _bound(key, value, instance)
+        return [message] if message else []
+    if key == "required" and isinstance(instance, dict):
+        return [f"{name!r} is a required property" for name in value if name not in instance]
+    if key == "additionalProperties" and value is False and isinstance(instance, dict):
+        extras = [name for name in instance if name not in schema.get("properties", {})]
+        if extras:
+            shown = ", ".join(repr(e) for e in sorted(set(extras), key=str))
+            were = "was" if len(extras) == 1 else "were"
+            return [f"Additional properties are not allowed ({shown} {were} unexpected)"]
+    return []
+
+
+def _nested(schema: JSONObject, key: str, instance: object, path: tuple[str | int, ...]) -> Iterator[SchemaError]:
+    """The errors of the subschemas `key` applies to parts of `instance` (properties, additionalProperties, items)."""
+    value = schema[key]
+    if key == "properties" and isinstance(instance, dict):
+        for name, sub in value.items():
+            if name in instance:
+                yield from _iter(sub, instance[name], (*path, name))
+    elif key == "additionalProperties" and isinstance(instance, dict) and isinstance(value, dict):
+        extras = [name for name in instance if name not in schema.get("properties", {})]
+        for name in set(extras):  # jsonschema walks a set here; so do we, for the same order
+            yield from _iter(value, instance[name], (*path, name))
+    elif key == "items" and isinstance(instance, list):
+        for index, item in enumerate(instance):
+            yield from _iter(value, item, (*path, index))
+
+
+def _sized(instance: object, key: str) -> TypeGuard[str | list[object]]:
     return isinstance(instance, str) if key.endswith("Length") else isinstance(instance, list)
 
 
-def _bound(key: str, value: Any, instance: Any) -> str | None:
+def _bound(key: str, value: float, instance: float) -> str | None:
     if key == "minimum" and instance < value:
         return f"{instance!r} is less than the minimum of {value!r}"
     if key == "maximum" and instance > value:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .redaction import looks_secret
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = ["Safe", "safe", "say"]
 
@@ -40,7 +41,7 @@ def safe(value: object) -> Safe:
         return Safe(str(value.value))
     if isinstance(value, str) and _SAFE_STR.match(value) and not (_HOST_PORT.search(value) or looks_secret(value)):
         return Safe(value)
-    raise ValueError("safe() accepts an int, a bool, an Enum member, an amount like $1,250.00, or a plain token of at "
+    raise AtlasKitValueError("safe() accepts an int, a bool, an Enum member, an amount like $1,250.00, or a plain token of at "
                      "most 40 letters, digits and ._:- that is neither a host:port nor shaped like a key; validate "
                      "the value first or refer to the argument by its name instead.")
 
@@ -49,7 +50,7 @@ def say(template: str, **values: Safe | int) -> str:
     """Fill a message template with safe values only; a plain string value is refused."""
     for name, value in values.items():
         if not isinstance(value, (Safe, int)) or isinstance(value, bool):
-            raise TypeError(
+            raise AtlasKitTypeError(
                 f"say(): value {name!r} is a {type(value).__name__}; wrap a validated value in safe() "
                 "or name the argument instead of echoing it."
             )

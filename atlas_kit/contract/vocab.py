@@ -24,6 +24,7 @@ from typing import Mapping, TypedDict, cast
 
 from .errors import RETRYABLE, Branch, ErrorBody, ErrorCode, Next, ToolError, tool_error
 from ..types import TextBlock
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = ["ArticleBody", "MCPResult", "from_article", "text_to_mcp", "to_article", "to_mcp"]
 
@@ -73,11 +74,11 @@ def to_article(error: ToolError) -> ArticleBody:
 def from_article(tool_use_id: str, body: Mapping[str, object]) -> ToolError:
     """Read an article-style body into a contract error; unknown codes are refused, not guessed."""
     if not isinstance(body, dict) or "code" not in body or "message" not in body:
-        raise ValueError("body must be a dict with at least 'code' and 'message' (the article's schema).")
+        raise AtlasKitValueError("body must be a dict with at least 'code' and 'message' (the article's schema).")
     code = _FROM_ARTICLE.get(str(body["code"]))
     if code is None:
         known = ", ".join(sorted(_FROM_ARTICLE))
-        raise ValueError(f"body['code'] is not a code this contract maps; use one of: {known}.")
+        raise AtlasKitValueError(f"body['code'] is not a code this contract maps; use one of: {known}.")
     nxt = None
     if body["code"] == "rate_limited":
         # Its suggested_fix names a retry, which is the harness's job; passing it on would contradict stop.
@@ -100,5 +101,5 @@ def to_mcp(error: ToolError, *, structured: bool = False) -> MCPResult:
 def text_to_mcp(text: str, *, is_error: bool) -> MCPResult:
     """An MCP `CallToolResult` holding `text` as it is: a success, or an error worded outside the contract."""
     if not isinstance(text, str):
-        raise TypeError(f"text_to_mcp takes the result's text, a str; got {type(text).__name__}. Serialise it first.")
+        raise AtlasKitTypeError(f"text_to_mcp takes the result's text, a str; got {type(text).__name__}. Serialise it first.")
     return {"content": [{"type": "text", "text": text}], "isError": bool(is_error)}

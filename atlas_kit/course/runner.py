@@ -14,9 +14,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Iterator
+from ..types.exceptions import AtlasKitValueError
 
 if TYPE_CHECKING:  # imported on use: papermill loads this module for its engine, and must not pay for models
+    from nbformat import NotebookNode
     from traitlets.config import Config
 
     from ..models.choose import ModelChoice
@@ -27,7 +29,7 @@ __all__ = ["PapermillEngine", "chapters", "closing_line", "course_jobs", "execut
 ROOT = Path(__file__).resolve().parents[2]  # the repository: atlas_kit/course/runner.py -> ../..
 
 
-def setup(*, model: str | None = None, seed: int = 0, max_cost_usd: float | None = None, **sizes: Any) -> ModelChoice:
+def setup(*, model: str | None = None, seed: int = 0, max_cost_usd: float | None = None, **sizes: object) -> ModelChoice:
     """Choose the model for a chapter and say, in the output, which one runs and with what parameters.
 
     max_cost_usd: refuse, for the rest of this kernel, any live sweep whose high estimate is above it
@@ -48,7 +50,7 @@ def setup(*, model: str | None = None, seed: int = 0, max_cost_usd: float | None
     return choice
 
 
-def listed(value: Any, *, name: str = "value") -> list[Any]:
+def listed(value: object, *, name: str = "value") -> list[object]:
     """A list parameter as a list, whether it came as a list or as text (papermill's `-p` passes text).
 
     Accepts a list or tuple, a JSON list ('["raw", "contract"]') or comma-separated words ("raw,contract").
@@ -57,16 +59,16 @@ def listed(value: Any, *, name: str = "value") -> list[Any]:
     if isinstance(value, (list, tuple)):
         return list(value)
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{name} should be a list: pass it as {example}; got {value!r}.")
+        raise AtlasKitValueError(f"{name} should be a list: pass it as {example}; got {value!r}.")
     text = value.strip()
     if text[0] in "[{":
         try:
             parsed = json.loads(text)
         except ValueError:
-            raise ValueError(f"{name}={value!r} is not valid JSON (it wants double quotes inside): "
+            raise AtlasKitValueError(f"{name}={value!r} is not valid JSON (it wants double quotes inside): "
                              f"pass it as {example}.") from None
         if not isinstance(parsed, list):
-            raise ValueError(f"{name} should be a list: pass it as {example}; got {value!r}.")
+            raise AtlasKitValueError(f"{name} should be a list: pass it as {example}; got {value!r}.")
         return parsed
     return [part.strip() for part in text.split(",") if part.strip()]
 
@@ -95,20 +97,24 @@ class PapermillEngine:
     """
 
     @classmethod
-    def execute_notebook(cls, nb: Any, kernel_name: str, **kwargs: Any) -> Any:
+    def execute_notebook(cls, nb: NotebookNode, kernel_name: str, **kwargs: object) -> NotebookNode:
+        """Run `nb` as papermill's nbclient engine does, with this package's kernel settings."""
         from papermill.engines import NBClientEngine
 
         kwargs.setdefault("config", kernel_config())
-        return NBClientEngine.execute_notebook(nb, kernel_name, **kwargs)
+        done: NotebookNode = NBClientEngine.execute_notebook(nb, kernel_name, **kwargs)  # papermill ships no types
+        return done
 
     @classmethod
-    def nb_kernel_name(cls, nb: Any, name: str | None = None) -> str:
+    def nb_kernel_name(cls, nb: NotebookNode, name: str | None = None) -> str:
+        """The kernel papermill starts for `nb`, as its nbclient engine chooses it."""
         from papermill.engines import NBClientEngine
 
         return str(NBClientEngine.nb_kernel_name(nb, name))
 
     @classmethod
-    def nb_language(cls, nb: Any, language: str | None = None) -> str:
+    def nb_language(cls, nb: NotebookNode, language: str | None = None) -> str:
+        """The notebook's language, as papermill's nbclient engine reads it."""
         from papermill.engines import NBClientEngine
 
         return str(NBClientEngine.nb_language(nb, language))
@@ -130,7 +136,7 @@ def _no_key() -> Iterator[None]:
             os.environ["ANTHROPIC_API_KEY"] = key
 
 
-def _execute(path: Path, timeout: int) -> tuple[Any, float]:
+def _execute(path: Path, timeout: int) -> tuple[NotebookNode, float]:
     import nbformat
     from nbclient import NotebookClient
 
@@ -141,7 +147,7 @@ def _execute(path: Path, timeout: int) -> tuple[Any, float]:
     return nb, time.perf_counter() - start
 
 
-def execute_offline(path: Path, *, timeout: int = 300) -> tuple[Any, float]:
+def execute_offline(path: Path, *, timeout: int = 300) -> tuple[NotebookNode, float]:
     """Run one notebook top to bottom from its own folder with no API key; (notebook, seconds)."""
     with _no_key():
         return _execute(path, timeout)

@@ -11,11 +11,12 @@ import typing as _typing
 from .._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
-    from .dispatcher import DispatchResult, Dispatcher, Dispatches, argument_error, crash_error
+    from .dispatcher import DispatchResult, Dispatcher, Dispatches, ToolDispatcher, argument_error, crash_error
     from .tool import CallContext, Handler, Tool
     from .transient import RetryPolicy, Transient
     from .breaker import LoopBreak, LoopBreaker, args_key, canonical_args
-    from .styles import Failure, Style, contract_style
+    from .styles import (Failure, PLAIN_BY_CODE, Style, contract_style, plain_argument, plain_crash, plain_style,
+        plain_unanswered)
     from .trace import Trace
 
 _WHERE = {
@@ -27,9 +28,11 @@ _WHERE = {
     "Handler": "tool",
     "LoopBreak": "breaker",
     "LoopBreaker": "breaker",
+    "PLAIN_BY_CODE": "styles",
     "RetryPolicy": "transient",
     "Style": "styles",
     "Tool": "tool",
+    "ToolDispatcher": "dispatcher",
     "Trace": "trace",
     "Transient": "transient",
     "args_key": "breaker",
@@ -37,11 +40,16 @@ _WHERE = {
     "canonical_args": "breaker",
     "contract_style": "styles",
     "crash_error": "dispatcher",
+    "plain_argument": "styles",
+    "plain_crash": "styles",
+    "plain_style": "styles",
+    "plain_unanswered": "styles",
 }
 __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
     "CallContext", "DispatchResult", "Dispatcher", "Dispatches", "Failure", "Handler", "LoopBreak", "LoopBreaker",
-    "RetryPolicy", "Style", "Tool", "Trace", "Transient", "args_key", "argument_error", "canonical_args",
-    "contract_style", "crash_error",
+    "PLAIN_BY_CODE", "RetryPolicy", "Style", "Tool", "ToolDispatcher", "Trace", "Transient", "args_key",
+    "argument_error", "canonical_args", "contract_style", "crash_error", "plain_argument", "plain_crash",
+    "plain_style", "plain_unanswered",
 ]

@@ -9,6 +9,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from ..types import canonical
+from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["LoopBreak", "LoopBreaker", "args_key", "canonical_args"]
 
@@ -45,7 +46,7 @@ class LoopBreaker:
 
     def __post_init__(self) -> None:
         if not isinstance(self.threshold, int) or self.threshold < 2:
-            raise ValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
+            raise AtlasKitValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
 
     def count(self, tool: str, args: object, code: str) -> LoopBreak | None:
         """Record one failure; return the LoopBreak when this triple has now failed `threshold` times or more."""

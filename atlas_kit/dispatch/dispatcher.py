@@ -12,15 +12,16 @@ from dataclasses import dataclass, field
 from typing import Iterable, Protocol, cast
 
 from ..contract.arguments import ArgumentProblem, check_arguments
-from ..contract.errors import Branch, ErrorCode, ToolError, ToolFailure, retry_changed, stop, tool_error
+from ..contract.errors import Branch, ErrorCode, Next, ToolError, ToolFailure, retry_changed, stop, tool_error
 from ..types import JSONObject, ToolDefinition, ToolResultBlock, content_blocks
 from .breaker import LoopBreak, LoopBreaker, canonical_args
 from .styles import Failure, Style, contract_style, plain_argument, plain_crash, plain_unanswered
 from .tool import CallContext, Tool
 from .trace import Trace
 from .transient import RetryPolicy, Transient
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
-__all__ = ["DispatchResult", "Dispatcher", "Dispatches", "argument_error", "crash_error"]
+__all__ = ["DispatchResult", "Dispatcher", "Dispatches", "ToolDispatcher", "argument_error", "crash_error"]
 
 
 class Dispatches(Protocol):
@@ -35,6 +36,13 @@ class Dispatches(Protocol):
     def dispatch(self, content: Iterable[object]) -> DispatchResult: ...
 
 
+class ToolDispatcher(Dispatches, Protocol):
+    """A dispatcher whose tools can be read and replaced by name: what an Atlas session holds (`Dispatcher`, or
+    chapter 13's YourDispatcher in its place)."""
+
+    tools: dict[str, Tool]
+
+
 @dataclass
 class DispatchResult:
     """One tool_result per issued id, in order; the failures among them; and a loop break, if one tripped."""
@@ -45,9 +53,15 @@ class DispatchResult:
 
 
 def argument_error(use_id: str, problem: ArgumentProblem) -> ToolError:
-    """The contract error for arguments that fail the schema: names the argument, never the value."""
-    return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message,
-                      next=retry_changed(problem.argument or "input", "Fix that argument and call again."))
+    """The contract error for arguments that fail the schema: names the argument, never the value.
+
+    When no one argument can be named (one the tool does not take, input that is not an object), `next` is
+    retry_changed with no `argument` (naming a non-argument such as "input" would send the model after it) and its
+    `say` tells what to send instead.
+    """
+    nxt = (retry_changed(problem.argument, "Fix that argument and call again.") if problem.argument
+           else Next(Branch.RETRY_CHANGED, problem.say))
+    return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message, next=nxt)
 
 
 def crash_error(use_id: str, exc: BaseException, *, side_effect: bool | None = None) -> ToolError:
@@ -84,12 +98,12 @@ class Dispatcher:
         self.tools: dict[str, Tool] = {}
         for tool in tools:
             if not isinstance(tool, Tool):
-                raise TypeError(f"tools must hold Tool objects; got {type(tool).__name__}. Wrap the callable in Tool(...).")
+                raise AtlasKitTypeError(f"tools must hold Tool objects; got {type(tool).__name__}. Wrap the callable in Tool(...).")
             if tool.name in self.tools:
-                raise ValueError(f"Two tools are named {tool.name!r}; tool names must be unique.")
+                raise AtlasKitValueError(f"Two tools are named {tool.name!r}; tool names must be unique.")
             self.tools[tool.name] = tool
         if loop_threshold < 2:
-            raise ValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
+            raise AtlasKitValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
         self.retry = retry or RetryPolicy()
         self.trace = trace if trace is not None else Trace()
         self.style, self.loop_threshold, self.break_loops, self.run_id = style, loop_threshold, break_loops, run_id

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 from ..contract.arguments import check_schema
 from ..types import JSONObject, ToolDefinition
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = ["CallContext", "Handler", "Tool"]
 
@@ -24,7 +25,7 @@ class CallContext:
     idempotency_key: str | None
 
 
-Handler = Callable[[JSONObject, CallContext], Any]
+Handler = Callable[[JSONObject, CallContext], object]
 """`handler(args, ctx)`: the tool's work. It returns the result (text, or anything JSON can write) or raises
 ToolFailure (a contract error) or Transient (worth retrying)."""
 
@@ -41,13 +42,13 @@ class Tool:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", self.name):
-            raise ValueError(f"Tool name {self.name!r} must be 1 to 64 ASCII letters, digits and underscores "
+            raise AtlasKitValueError(f"Tool name {self.name!r} must be 1 to 64 ASCII letters, digits and underscores "
                              "(or hyphens), as the API requires: ^[a-zA-Z0-9_-]{1,64}$.")
         if not isinstance(self.description, str) or len(self.description.strip()) < 20:
-            raise ValueError(f"Tool {self.name!r}: write a description of at least a sentence, as for a new hire.")
+            raise AtlasKitValueError(f"Tool {self.name!r}: write a description of at least a sentence, as for a new hire.")
         check_schema(self.input_schema, tool=self.name)
         if not callable(self.handler):
-            raise TypeError(f"Tool {self.name!r}: handler must be callable as handler(args, ctx).")
+            raise AtlasKitTypeError(f"Tool {self.name!r}: handler must be callable as handler(args, ctx).")
 
     def definition(self) -> ToolDefinition:
         """The tool as the model is told about it."""

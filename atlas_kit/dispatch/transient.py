@@ -9,6 +9,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable
+from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["RetryPolicy", "Transient"]
 
@@ -32,12 +33,12 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 1:
-            raise ValueError(f"RetryPolicy.attempts must be a whole number of at least 1 (1 means no retry); "
+            raise AtlasKitValueError(f"RetryPolicy.attempts must be a whole number of at least 1 (1 means no retry); "
                              f"got {self.attempts!r}.")
         for name in ("base_delay", "max_delay"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"RetryPolicy.{name} is seconds and must be a finite number of 0 or more; got {value!r}.")
+                raise AtlasKitValueError(f"RetryPolicy.{name} is seconds and must be a finite number of 0 or more; got {value!r}.")
 
     def delay(self, attempt: int, retry_after: float | None) -> float | None:
         """Seconds to wait before the next attempt, or None when waiting is not worth it."""

@@ -14,10 +14,11 @@ from ..agent import Run
 from ..atlas import ALL_TICKETS, STYLES, Session, atlas_session, grade
 from ..models.standin.model import DEFAULT_PROFILE, OFFLINE_MODEL, Profile
 from .results import Condition, episode_key, harness_record, record_from_run
-from ..types import Record, Source
+from ..types import MAX_EPISODES, Record, Source
 
-__all__ = ["Episode", "check_options", "episode_record", "episode_session", "harness_failure", "named_profiles",
+__all__ = ["MAX_EPISODES", "Episode", "check_options", "episode_record", "episode_session", "harness_failure", "named_profiles",
            "plan", "profile_named", "whole_number"]
+
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def plan(*, styles: Sequence[str], faults: Sequence[bool], break_loops: Sequence
          first_seed: int = 0) -> list[Episode]:
     """Every episode of a sweep, in a fixed order: conditions, then tickets, then trials."""
     check_options(styles=styles, faults=faults, break_loops=break_loops, tickets=tickets, trials=trials,
-                  first_seed=first_seed)
+                  first_seed=first_seed, profiles=len(profiles) if model == OFFLINE_MODEL else 1)
     if model != OFFLINE_MODEL:
         names: list[str | None] = [None]
     else:
@@ -100,8 +101,9 @@ def plan(*, styles: Sequence[str], faults: Sequence[bool], break_loops: Sequence
 
 
 def check_options(*, styles: Sequence[str], faults: Sequence[bool], break_loops: Sequence[bool],
-                  tickets: Sequence[str], trials: int, first_seed: int = 0) -> None:
-    """Refuse a sweep option that is not accepted, naming it and what is."""
+                  tickets: Sequence[str], trials: int, first_seed: int = 0, profiles: int = 1) -> None:
+    """Refuse a sweep option that is not accepted, naming it and what is, and a plan above MAX_EPISODES
+    (`profiles`: how many of the stand-in's profiles it runs, 1 for any other model)."""
     _check(styles, "styles", STYLES)
     _check(tickets, "tickets", ALL_TICKETS)  # the core 27 and chapter 14's implicit-failure tickets
     _check(faults, "faults", (True, False))
@@ -109,6 +111,12 @@ def check_options(*, styles: Sequence[str], faults: Sequence[bool], break_loops:
     whole_number(trials, "trials")
     if isinstance(first_seed, bool) or not isinstance(first_seed, int) or first_seed < 0:
         raise ValueError(f"first_seed must be a whole number of 0 or more; got {first_seed!r}.")
+    cells = len(set(styles)) * len(set(faults)) * len(set(break_loops)) * max(1, profiles) * len(set(tickets))
+    if cells * trials > MAX_EPISODES:  # checked before anything is built: a plan this big would not fit in memory
+        raise ValueError(f"trials={trials:,} plans {cells * trials:,} episodes ({cells:,} conditions and tickets × "
+                         f"{trials:,} trials), more than the {MAX_EPISODES:,} one sweep may hold (episodes.MAX_EPISODES:"
+                         f" a sweep keeps its plan and results in memory); give at most {MAX_EPISODES // cells:,} "
+                         "trials, or split the design into several sweeps (--name, --tickets, --first-seed).")
 
 
 def _check(values: Sequence[Any], name: str, accepted: Iterable[Any]) -> None:

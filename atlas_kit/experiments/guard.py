@@ -1,12 +1,15 @@
 """What guards a live sweep: the estimate and its limit before, the budget and the API-failure stops during, the spend after.
 
 A live sweep prints its estimate and is refused above `max_cost_usd` (set once per notebook by
-`setup(max_cost_usd=...)`); during it, spending the budget, a rejected key or a run of API failures
-stops it cleanly, and a rerun resumes. Offline and replayed sweeps cost $0 and say so. Chapter 11.
+`setup(max_cost_usd=...)`); a budget is a total for the results file (what its episodes already cost, plus
+this run). During a sweep, spending the budget, a rejected key or a run of API failures stops it cleanly, and
+a rerun resumes. Offline and replayed sweeps cost $0 and say so. Chapter 11.
 """
 from __future__ import annotations
 
+import json
 import math
+import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Literal, Sequence, cast
 
@@ -14,13 +17,13 @@ from ..atlas import atlas_session
 from ..models.counting import CountedRequest, estimate_requests
 from ..models.pricing import Estimate
 from ..models.replies import FATAL
-from .results import API_FAILURE
+from .results import API_FAILURE, record_kind
 from ..types import Record, Source
 from .episodes import Episode
 from ..models.transport import request_tokens
 
 __all__ = ["DEFAULT_MAX_COST_USD", "Guard", "StopCause", "SweepInterrupted", "SweepRefused", "SweepStopped",
-           "first_request_tokens", "max_cost_usd", "set_max_cost_usd", "sweep_estimate"]
+           "first_request_tokens", "max_cost_usd", "set_max_cost_usd", "spent_in", "sweep_estimate"]
 
 StopCause = Literal["budget", "authentication", "permission", "not_found", "api_failures"]
 DEFAULT_MAX_COST_USD = 1.00  # a live sweep whose high estimate is above this is refused unless raised
@@ -72,6 +75,27 @@ def max_cost_usd() -> float:
     return _LIMIT["usd"]
 
 
+def spent_in(path: str | os.PathLike[str] | None) -> float:
+    """What the live episodes in a results file cost, in US dollars: every complete line, a rerun's failed copy
+    too (it was paid for); 0 when there is no file. Simulated and replayed records price their tokens but cost
+    nothing, and a local model's cost $0."""
+    if path is None or not os.path.isfile(path):
+        return 0.0
+    with open(path, "rb") as f:
+        lines = f.read().split(b"\n")[:-1]  # the piece after the last newline is a line a crash cut short
+    total = 0.0
+    for line in lines:
+        try:
+            record = json.loads(line) if line.strip() else {}
+        except ValueError:  # a damaged line: read_records names it when the sweep reads the file
+            continue
+        live = isinstance(record, dict) and record_kind(record) == "live"
+        cost = record.get("cost_usd") if live else None
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost) and cost > 0:
+            total += cost
+    return total
+
+
 def _first_bodies(episodes: Sequence[Episode]) -> list[CountedRequest]:
     """Each episode's first request (system, tools, ticket): one object per distinct condition."""
     bodies: dict[tuple[str, str, bool, bool], CountedRequest] = {}
@@ -112,7 +136,10 @@ class Guard:
     """Counts one sweep's spend and API failures, and decides whether another episode may start."""
 
     source: Source
-    budget_usd: float | None = None
+    budget_usd: float | None = None  # what this run may spend: the smaller of max_cost_usd and the budget left
+    total_usd: float | None = None  # the budget: a total for the results file, this run included
+    before_usd: float = 0.0  # what the results file's episodes cost before this run
+    where: str = "the results"  # the results file, for messages
     per_episode_guess: float = 0.0  # until episodes finish, what one is expected to cost
     spent_usd: float = 0.0
     in_flight: int = 0
@@ -124,17 +151,26 @@ class Guard:
     @classmethod
     def before(cls, source: Source, todo: Sequence[Episode], *, max_cost_usd: float, budget_usd: float | None,
                confirm: Callable[[Estimate], bool] | None, max_cost_per_episode: float,
-               max_tokens: int, batch: bool = False) -> tuple[Guard, Estimate | None]:
+               max_tokens: int, batch: bool = False, spent_before: float = 0.0,
+               where: str = "the results") -> tuple[Guard, Estimate | None]:
         """The guard of a sweep about to run `todo`; a live one prints its estimate and may be refused here.
 
-        Refused (SweepRefused) when the high estimate is above `max_cost_usd`, or when `confirm` says no.
-        The budget is the smaller of `budget_usd` and `max_cost_usd`.
+        `budget_usd` is a total for the results file `where`, whose episodes already cost `spent_before`: this
+        run may spend the rest, and no more than `max_cost_usd`. Refused (SweepRefused) when that budget is
+        already spent, when the high estimate is above `max_cost_usd`, or when `confirm` says no.
         """
         max_cost_usd = _usd(max_cost_usd, "max_cost_usd")
-        budget = min(max_cost_usd, max_cost_usd if budget_usd is None else _usd(budget_usd, "budget_usd"))
-        guard = cls(source, budget_usd=None if math.isinf(budget) else budget)
+        total = None if budget_usd is None else _usd(budget_usd, "budget_usd")
+        left = math.inf if total is None else total - spent_before
+        cap = min(max_cost_usd, left)
+        guard = cls(source, budget_usd=None if math.isinf(cap) else cap, total_usd=total, before_usd=spent_before,
+                    where=where)
         if not source.costs_money or not todo:
             return guard, None
+        if left <= 0:
+            raise SweepRefused(f"The budget is already spent: the episodes in {where} cost ${spent_before:,.4f}, and "
+                               f"the budget (--budget, budget_usd) is a total of ${total:,.2f} for the file, this run "
+                               f"included; give a larger one to run the {len(todo):,} episode(s) left.")
         est = sweep_estimate(todo, model=source.model, max_cost_per_episode=max_cost_per_episode, max_tokens=max_tokens,
                              batch=batch)  # batch: the Message Batches price
         print(est.describe())
@@ -151,9 +187,8 @@ class Guard:
         if self.stopped is None and self.budget_usd is not None and self.source.costs_money:
             per = self.spent_usd / self.done if self.done else self.per_episode_guess
             if self.spent_usd + self.in_flight * per >= self.budget_usd:
-                self._stop("budget", f"budget reached: ${self.spent_usd:,.2f} spent of ${self.budget_usd:,.2f} "
-                                     f"after {self.done} episode(s); run again with a larger budget (--budget; "
-                                     "budget_usd or max_cost_usd in Python) to resume.")
+                self._stop("budget", "")
+                self._budget_message()
         if self.stopped is None:
             self.in_flight += 1
         return self.stopped is None
@@ -163,6 +198,8 @@ class Guard:
         self.in_flight, self.done = max(0, self.in_flight - 1), self.done + 1
         if self.source.costs_money:
             self.spent_usd += float(record.get("cost_usd") or 0.0)
+        if self.stopped == "budget":  # the episodes in flight when it stopped admitting still count
+            self._budget_message()
         if record.get("stop_reason") != API_FAILURE:
             self.in_a_row = 0
             return
@@ -176,6 +213,18 @@ class Guard:
                                        f"{record.get('api_error') or reason}). They are not counted against the "
                                        "model; run the same command again later to retry them.")
 
+    def _budget_message(self) -> None:
+        """Why the budget stopped the sweep, with what was spent, kept up to date until the last episode ends."""
+        run = f"${self.spent_usd:,.4f} spent by this run on {self.done} episode(s)"
+        if self.total_usd is not None and self.budget_usd is not None and \
+                self.budget_usd >= self.total_usd - self.before_usd:
+            self.message = (f"budget reached: {run}; the episodes in {self.where} have cost "
+                            f"${self.before_usd + self.spent_usd:,.4f} of the ${self.total_usd:,.2f} budget, a total "
+                            "for the file; run again with a larger --budget (budget_usd in Python) to resume.")
+        else:
+            self.message = (f"max_cost_usd reached: {run}, of the ${self.budget_usd or 0:,.2f} one run may spend; "
+                            "run again (with a larger max_cost_usd, or budget_usd) to resume.")
+
     def _stop(self, cause: StopCause, message: str) -> None:
         if self.stopped is None:
             self.stopped, self.message = cause, message
@@ -184,6 +233,8 @@ class Guard:
         """For the progress bar: spend so far, against the budget if there is one."""
         if not self.source.costs_money:
             return f"$0 ({'local' if self.source.local else self.source.kind})"
+        if self.total_usd is not None and self.before_usd:
+            return f"spent ${self.spent_usd:,.2f}, ${self.before_usd + self.spent_usd:,.2f} of ${self.total_usd:,.2f} in all"
         return f"spent ${self.spent_usd:,.2f}" + (f" of ${self.budget_usd:,.2f}" if self.budget_usd else "")
 
     def spend_line(self, records: Iterable[Record]) -> str:

@@ -19,8 +19,8 @@ from ..agent import Bounds
 from .episodes import plan
 from .leaks import Leak, expected_answers, find_leaks
 from .spec import SweepSpec
-from .sweep import sweep
-from .guard import SweepStopped, sweep_estimate
+from .sweep import Sweep, sweep
+from .guard import SweepRefused, SweepStopped, spent_in, sweep_estimate
 from ..models.pricing import Estimate
 from .results import source_label
 from ..types import Record, TableRows
@@ -165,15 +165,29 @@ def run_preset(preset: Preset | str = SELF_REFLECTIVE, *, models: Sequence[str] 
         raise ValueError(f"the {p.name} design leaks answers in {len(leaks)} error text(s), so it would measure "
                          f"reading, not recovery; first: {leaks[0]}")
     records: list[Record] = []
-    left = budget_usd
-    stopped = None
-    for model in dict.fromkeys(m.strip() for m in models):
-        path = None if out is None else Path(out) / f"{p.name}_{re.sub(r'[^A-Za-z0-9_.-]', '_', model)}.jsonl"
+    paths = {m: None if out is None else Path(out) / f"{p.name}_{re.sub(r'[^A-Za-z0-9_.-]', '_', m)}.jsonl"
+             for m in dict.fromkeys(m.strip() for m in models)}
+    # The budget is a total for the design's results files; each sweep's is a total for its own file.
+    already = sum(spent_in(path) for path in paths.values())
+    left = None if budget_usd is None else budget_usd - already
+    if budget_usd is not None and already >= budget_usd:
+        raise SweepRefused(f"The budget is already spent: the {p.name} design's results in {out} cost ${already:,.4f}, "
+                           f"and the budget is a total of ${budget_usd:,.2f} for them; give a larger one to go on.")
+    stopped: Sweep | None = None
+    last: Sweep | None = None
+    for model, path in paths.items():
         for i, (group, n) in enumerate(groups):
+            if left is not None and left <= 0 and last is not None:  # spent by sweeps the budget did not have to stop
+                last.stopped, last.message = "budget", (f"budget reached: the {p.name} design's results have cost "
+                                                        f"all of its budget; give a larger one to resume.")
+                stopped = last
+                break
             asked = _whole(p, model, trials, via, confirm) if i == 0 and confirm is not None else None
             result = sweep(SweepSpec(name=p.name, styles=(p.control, p.treatment), faults=(True,), tickets=group,
                                      trials=n, first_seed=first_seed, model=model, out=path, progress=progress,
-                                     max_cost_usd=max_cost_usd, budget_usd=left, confirm=asked, via=via))
+                                     max_cost_usd=max_cost_usd, budget_usd=None if left is None else left + spent_in(path),
+                                     confirm=asked, via=via))
+            last = result
             records += result.records
             if left is not None:
                 left -= result.guard.spent_usd

@@ -17,6 +17,7 @@ from ..models.standin.model import Profile, offline_client
 from ..types import AsyncMessagesClient, MessagesClient, Record, Source
 from .episodes import Episode, episode_record, episode_session, harness_failure, profile_named, whole_number
 from .guard import Guard
+from .results import API_FAILURE
 
 __all__ = ["arun_episodes", "run_episode", "run_offline", "run_sync"]
 
@@ -49,27 +50,36 @@ async def _arun_episode(client: AsyncMessagesClient, episode: Episode, *, source
 async def arun_episodes(client: AsyncMessagesClient, episodes: Iterable[Episode], *, source: Source,
                         bounds: Bounds | None = None, concurrency: int = 16, experiment: str = "",
                         on_record: Callable[[Record], None] | None = None, guard: Guard | None = None,
-                        tag: bool = False) -> list[Record]:
+                        tag: bool = False, probe: bool = False) -> list[Record]:
     """Run episodes through one async client, at most `concurrency` at a time; records in finishing order.
 
     `on_record` is called with each record as soon as it exists (the sweep appends it to the file there).
     `guard` may refuse to start further episodes (a budget, a rejected key); `tag` sends each episode's key.
+    `probe` (a live sweep): run one episode at a time until one gets through the API, then fan out, so a
+    rejected key or an outage is met by one request, not by `concurrency` of them.
     """
     gate = asyncio.Semaphore(whole_number(concurrency, "concurrency"))
     done: list[Record] = []
 
-    async def one(episode: Episode) -> None:
+    async def one(episode: Episode) -> Record | None:
         async with gate:
             if guard is not None and not guard.admit():
-                return
+                return None
             record = await _arun_episode(client, episode, source=source, bounds=bounds, experiment=experiment, tag=tag)
         if guard is not None:
             guard.finish(record)
         done.append(record)
         if on_record is not None:
             on_record(record)
+        return record
 
-    await asyncio.gather(*(one(e) for e in episodes))
+    left = iter(episodes)
+    if probe:
+        for episode in left:
+            first = await one(episode)
+            if first is None or first.get("stop_reason") != API_FAILURE:  # through, or the guard stopped the sweep
+                break
+    await asyncio.gather(*(one(e) for e in left))
     return done
 
 

@@ -24,18 +24,22 @@ Via = Literal["messages", "batch"]
 
 @dataclass(frozen=True)
 class SweepSpec:
-    """One sweep: styles × faults × break_loops × profiles × tickets × trials, and how to run it.
+    """One sweep: styles × faults × break_loops × profiles × tickets × trials (at most episodes.MAX_EPISODES
+    episodes), and how to run it.
 
     model: "offline" (the stand-in), a Claude model, or a local one ("ollama:qwen3:4b"; base_url for another
     server); with no API key a Claude name falls back to the stand-in, with a warning, and the records say
     simulated. cassette: replay a sweep recorded with record=. out: the JSONL file; episodes already in it are
     skipped (those that ended at the API are rerun), each new one is appended the moment it ends; it must hold
     results of the same source. profiles apply to the stand-in only. concurrency: live and replayed runs at a
-    time (None: 16 on Anthropic's API, 1 on a local server); offline runs are sequential. first_seed: trial n runs
-    with seed first_seed + n. record: write every live call to this cassette, each tagged with its episode, one
-    episode at a time in plan order. max_cost_usd: refuse a live sweep whose high estimate is above it (default:
-    the limit `setup(max_cost_usd=...)` set, else $1). budget_usd: stop a live sweep cleanly once it has spent
-    this much. confirm: asked with the estimate before a live sweep starts; False refuses it. via: "messages"
+    time (None: 16 on Anthropic's API, 1 on a local server; a live sweep fans out once one episode got through);
+    offline runs are sequential. first_seed: trial n runs with seed first_seed + n. record: write every live call
+    to this cassette, each tagged with its episode, one episode at a time in plan order; the path is tried first,
+    and the calls are kept beside `out` too (RESULTS.jsonl.tape), so the cassette holds every episode of the
+    results whichever run recorded it. max_cost_usd: refuse a live sweep whose high estimate is above it, and stop
+    one run at that spend (default: the limit `setup(max_cost_usd=...)` set, else $1). budget_usd: a total for
+    `out` (what its live episodes already cost, plus this run): the sweep stops cleanly once it is spent, and is
+    refused when it already is. confirm: asked with the estimate before a live sweep starts; False refuses it. via: "messages"
     or "batch" (the Message Batches API, at the batch price, resumable from a journal beside `out`).
     """
 
@@ -68,7 +72,7 @@ class SweepSpec:
             if isinstance(value, list):  # a list from a notebook or papermill: kept as the tuple it stands for
                 object.__setattr__(self, option, tuple(value))
         check_options(styles=self.styles, faults=self.faults, break_loops=self.break_loops, tickets=self.ticket_ids,
-                      trials=self.trials, first_seed=self.first_seed)
+                      trials=self.trials, first_seed=self.first_seed, profiles=len(self.profiles))
         if self.concurrency is not None:
             whole_number(self.concurrency, "concurrency")
         if self.out is not None and os.path.isdir(self.out):

@@ -1,7 +1,8 @@
 """Sweeps: every condition × ticket × trial, run, graded, and appended to a results file as it finishes.
 
 Offline runs go one after another through the sync stand-in (fast, seeded per trial); live, local and replayed
-runs go through the async client, `concurrency` at a time, under a guard (guard.py) that estimates, budgets and
+runs go through the async client, `concurrency` at a time (a live sweep runs one episode alone until one gets
+through the API, so a rejected key costs one request), under a guard (guard.py) that estimates, budgets and
 stops on API failures. A local server is checked before any episode (its preflight), runs one call at a time
 unless told otherwise, and gets a time estimate instead of a price. A sweep resumes where a killed one stopped,
 never runs a finished episode twice, and reruns the ones that ended at the API. Chapter 11.
@@ -9,6 +10,7 @@ never runs a finished episode twice, and reruns the ones that ended at the API. 
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 import warnings
 from dataclasses import dataclass
@@ -27,6 +29,8 @@ from ..types import Record
 from .episodes import Episode, plan, profile_named
 from .guard import Guard, StopCause, SweepInterrupted, SweepStopped
 from .guard import max_cost_usd as limit_in_force
+from .guard import spent_in
+from .recording import Tape, start_tape, write_cassette
 from .results import API_FAILURE, ResultsWriter, check_source, read_records
 from .running import arun_episodes, run_offline, run_sync
 from .spec import SweepOptions, SweepSpec
@@ -79,23 +83,15 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     choice = _choose(spec)
     source = choice.source
     local = source.local and source.kind == "live"
-    if spec.record is not None and choice.mode != "live":
-        raise ValueError(f"record= needs a live model (Claude with ANTHROPIC_API_KEY, or a local one); this sweep "
-                         f"would run {source.label}.")
-    if choice.mode != "offline" and any(p is not None for p in spec.profiles):
-        raise ValueError(f"profiles apply only to the offline stand-in, not to {choice.model} ({choice.mode}); "
-                         "pass profiles=(None,).")
-    if local and spec.via == "batch":
-        raise ValueError("via='batch' is the Message Batches API, Anthropic's; a local model runs one call at a "
-                         "time: drop --via batch.")
-    if local and spec.budget_usd is not None:
-        raise ValueError("a local model costs nothing, so a budget does not apply: drop --budget (budget_usd).")
+    _refuse(spec, choice)
     episodes = plan(styles=spec.styles, faults=spec.faults, break_loops=spec.break_loops, profiles=spec.profiles,
                     tickets=spec.ticket_ids, trials=spec.trials, model=choice.model, first_seed=spec.first_seed)
     old = {r["key"]: r for r in read_records(spec.out)} if spec.out is not None else {}
     if spec.out is not None:
         check_source(old.values(), source, spec.out)
     todo = [e for e in episodes if e.key not in old or old[e.key].get("stop_reason") == API_FAILURE]
+    tape = start_tape(choice.recording, record=spec.record, out=spec.out, left=len(todo),
+                      done=[e.key for e in episodes if e.key in old])  # before anything is paid for
     if choice.mode == "replay" and todo and spec.cassette is not None:
         Cassette.load(spec.cassette).require([e.key for e in todo], path=spec.cassette)
     notes = _preflight(choice, todo)
@@ -103,7 +99,8 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     limit = spec.max_cost_usd if spec.max_cost_usd is not None else limit_in_force()
     guard, est = Guard.before(source, todo, max_cost_usd=limit, budget_usd=spec.budget_usd, confirm=spec.confirm,
                               max_cost_per_episode=bounds.max_cost_usd, max_tokens=bounds.retry_max_tokens,
-                              batch=spec.via == "batch")
+                              batch=spec.via == "batch", spent_before=spent_in(spec.out) if source.costs_money else 0.0,
+                              where=os.fspath(spec.out) if spec.out is not None else "the results")
     new: dict[str, Record] = {}
     writer = ResultsWriter(spec.out) if spec.out is not None and todo else None
     lines_before = writer.path.read_bytes().count(b"\n") if writer is not None else 0
@@ -112,6 +109,8 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     pace = _Pace(len(todo), say=(bar.write if spec.progress else print)) if local else None
 
     def keep(record: Record) -> None:
+        if tape is not None:  # its calls reach the disk before its record does: a record is never without them
+            tape.keep(record["key"])
         if writer is not None:
             writer.append(record)
         new[record["key"]] = record
@@ -121,6 +120,7 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
             pace.tick()
 
     batch: BatchReport | None = None
+    unsaved: ValueError | None = None
     try:
         batch = _run(spec, choice, episodes, todo, guard, keep, bar)
     except KeyboardInterrupt:
@@ -133,8 +133,11 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
         bar.close()
         if writer is not None:
             writer.close()
-        if choice.recording is not None and spec.record is not None:
-            choice.recording.save(spec.record)  # whatever finished is replayable, even after an interruption
+        if tape is not None and spec.record is not None:  # whatever finished is replayable, even after an interrupt
+            note, unsaved = _save(tape, [e.key for e in episodes if e.key in old or e.key in new], spec.record)
+            notes += (note,) if note else ()
+    if unsaved is not None:
+        raise unsaved
     merged = {**old, **new}
     records = [merged[e.key] for e in episodes if e.key in merged]
     failed = sum(r.get("stop_reason") == API_FAILURE for r in records)
@@ -145,6 +148,32 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
             f"{failed} of {len(records)} episodes failed at the API; they are not counted against the model, "
             "and running the same command again retries them.")
     return result
+
+
+def _save(tape: Tape, keys: list[str], path: str | os.PathLike[str]) -> tuple[str, ValueError | None]:
+    """Write the cassette; its note, or the error to raise once the sweep has closed everything (never during an
+    interrupt: the calls are on the tape, and a rerun with a good path writes them)."""
+    try:
+        return write_cassette(tape, keys, path), None
+    except ValueError as err:
+        return "", err
+
+
+def _refuse(spec: SweepSpec, choice: ModelChoice) -> None:
+    """Refuse options this model cannot take, before anything runs."""
+    source = choice.source
+    local = source.local and source.kind == "live"
+    if spec.record is not None and choice.mode != "live":
+        raise ValueError(f"record= needs a live model (Claude with ANTHROPIC_API_KEY, or a local one); this sweep "
+                         f"would run {source.label}.")
+    if choice.mode != "offline" and any(p is not None for p in spec.profiles):
+        raise ValueError(f"profiles apply only to the offline stand-in, not to {choice.model} ({choice.mode}); "
+                         "pass profiles=(None,).")
+    if local and spec.via == "batch":
+        raise ValueError("via='batch' is the Message Batches API, Anthropic's; a local model runs one call at a "
+                         "time: drop --via batch.")
+    if local and spec.budget_usd is not None:
+        raise ValueError("a local model costs nothing, so a budget does not apply: drop --budget (budget_usd).")
 
 
 def _run(spec: SweepSpec, choice: ModelChoice, episodes: list[Episode], todo: list[Episode], guard: Guard,
@@ -172,7 +201,7 @@ def _run(spec: SweepSpec, choice: ModelChoice, episodes: list[Episode], todo: li
         show = announce_waits(lambda wait: bar.set_postfix_str(f"{guard.postfix()} · {wait.line()}"))
         with show if spec.progress else contextlib.nullcontext():
             await arun_episodes(choice.async_client(), todo, source=source, bounds=spec.bounds, concurrency=width,
-                                experiment=spec.name, on_record=keep, guard=guard, tag=tag)
+                                experiment=spec.name, on_record=keep, guard=guard, tag=tag, probe=choice.mode == "live")
 
     run_sync(run_all)
     return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -48,7 +48,7 @@ def _title(ax: Axes, title: str, records: Sequence[Record], *, split: str = "") 
     ax.set_title(f"{title}\nData: {source_label(records)}{tail}", fontsize=10)
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 

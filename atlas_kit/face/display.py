@@ -75,7 +75,7 @@ def run_html(run: FinishedRun) -> str:
         )
     notes = "".join(f"<div><i>note: {escape(redact(n))}</i></div>" for n in _notes(run))
     return (
-        f'<div class="atlas-run"><div><b>{escape(redact(run.source or run.model))}</b></div>'
+        f'<div class="atlas-run"><div><b>{escape(redact(str(run.source or run.model)))}</b></div>'
         f'<table style="border-collapse:collapse;width:100%">{"".join(rows)}</table>'
         f"<div>{escape(_summary(run))}</div>{notes}</div>"
     )

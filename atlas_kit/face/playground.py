@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from html import escape
-from typing import Any, TypedDict
+from typing import TypedDict, Union
 
 import ipywidgets as w
 
@@ -32,6 +32,7 @@ _ABOUT = {"raw": "what the library said", "generic": "the usual wrapper", "plain
 _STYLES = (*((f"{name}: {_ABOUT[name]}" if name in _ABOUT else name, name) for name in STYLES),
            ("compose my own (contract)", COMPOSE))
 _WIDE = w.Layout(width="48em")
+MimeBundle = Union[dict[str, object], tuple[dict[str, object], dict[str, object]]]  # IPython's: data (, metadata)
 
 
 def compose_error(code: str, message: str, *, branch: str = "", tool: str = "", argument: str = "",
@@ -89,12 +90,31 @@ class Playground:
         self.last_run: Run | None = None
         described = "<br>".join(escape(line) for line in self.choice.describe().splitlines())
         self.label = w.HTML(f"<b>Error playground</b> · {described}")
+        self._choosers(seed)
+        self._composer()
+        mode = "simulated" if self.choice.mode == "offline" else self.choice.mode
+        self.run_button = w.Button(description=f"Run ({mode})", button_style="primary", tooltip=self.choice.source.label,
+                                   layout=w.Layout(width="auto"))
+        self.status = w.HTML()
+        self.result = w.HTML()
+        self.panel = w.VBox([self.label, w.HBox([self.ticket, self.seed]), w.HBox([self.target, self.fault]),
+                             self.style, self.composer, w.HBox([self.run_button, self.status]), self.result])
+        self._observe()
+        self._ticket_changed()
+        self._style_changed()
+        self._refresh_preview()
+
+    def _choosers(self, seed: int) -> None:
+        """The widgets that choose the run: ticket, seed, the tool to fail, the failure and the wording."""
         self.ticket = w.Dropdown(description="ticket", layout=_WIDE,
                                  options=[(f"{t.id} · {t.title}", t.id) for t in TICKETS.values()])
         self.seed = w.BoundedIntText(value=seed, min=0, max=10**6, description="seed")
         self.target = w.Dropdown(description="tool to fail", options=TOOL_NAMES)
         self.fault = w.Dropdown(description="failure", layout=_WIDE)
         self.style = w.Dropdown(description="wording", options=_STYLES, value="contract", layout=_WIDE)
+
+    def _composer(self) -> None:
+        """The widgets that compose an error of your own: code, message, next and its fields, and a preview."""
         self.code = w.Dropdown(description="code", options=[c.value for c in ErrorCode], value="not_permitted")
         self.retryable = w.Checkbox(description="retryable (follows from the code)", disabled=True)
         self.message = w.Textarea(description="message", layout=w.Layout(width="48em", height="4em"), value=(
@@ -108,13 +128,9 @@ class Playground:
         self.preview = w.HTML()
         self.composer = w.VBox([w.HBox([self.code, self.retryable]), self.allowed, self.message, self.branch,
                                 w.HBox([self.tool, self.argument]), self.say, self.preview])
-        mode = "simulated" if self.choice.mode == "offline" else self.choice.mode
-        self.run_button = w.Button(description=f"Run ({mode})", button_style="primary", tooltip=self.choice.source.label,
-                                   layout=w.Layout(width="auto"))
-        self.status = w.HTML()
-        self.result = w.HTML()
-        self.panel = w.VBox([self.label, w.HBox([self.ticket, self.seed]), w.HBox([self.target, self.fault]),
-                             self.style, self.composer, w.HBox([self.run_button, self.status]), self.result])
+
+    def _observe(self) -> None:
+        """Each widget's change updates what depends on it; any change marks the last result stale."""
         self.ticket.observe(self._ticket_changed, names="value")
         self.target.observe(self._target_changed, names="value")
         self.style.observe(self._style_changed, names="value")
@@ -124,9 +140,6 @@ class Playground:
                       self.branch, self.tool, self.argument, self.say):
             field.observe(self._mark_stale, names="value")
         self.run_button.on_click(self._clicked)
-        self._ticket_changed()
-        self._style_changed()
-        self._refresh_preview()
 
     # --- reacting to the widgets ---------------------------------------------------------
 
@@ -137,8 +150,7 @@ class Playground:
     def _ticket_changed(self, _: object = None) -> None:
         t = TICKETS[self.ticket.value]
         # The harness (not the model) reads the script to pick a sensible default tool to fail.
-        first = t.faults[0].tool if t.faults else t.plan(faults=True).batches()[0][0].tool
-        self.target.value = first
+        self.target.value = t.faults[0].tool if t.faults else t.plan(faults=True).batches()[0][0].tool
         self._target_changed()
 
     def _target_changed(self, _: object = None) -> None:
@@ -204,8 +216,7 @@ class Playground:
         if session is None:
             return None
         self.choice = choose_model(self.model, seed=int(self.seed.value), profile=self.profile)
-        run = run_agent(self.choice.client, session, model=self.choice.model, source=self.choice.source)
-        self.last_run = run
+        self.last_run = run = run_agent(self.choice.client, session, model=self.choice.model, source=self.choice.source)
         self.result.value = keep_dollars(self._report(run, session))
         self.status.value = f"Ran {escape(self.ticket.value)} · {escape(self.choice.source.label)}"
         return run
@@ -228,10 +239,10 @@ class Playground:
                                               "which an injected failure can put out of reach.")
         return table._repr_html_() + run_html(run)
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+    def _repr_mimebundle_(self, **kwargs: object) -> MimeBundle:
         """The live panel, plus a static view of its settings: what a stored notebook shows before a run
         (scripts/run_notebooks.py stores no widget state, so it keeps only this view)."""
-        bundle = self.panel._repr_mimebundle_(**kwargs)
+        bundle: MimeBundle = self.panel._repr_mimebundle_(**kwargs)  # ipywidgets ships no types
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         data["text/html"] = self.static_html()
         data["text/plain"] = self.static_text()

@@ -14,6 +14,9 @@ if _typing.TYPE_CHECKING:
     from .choose import (BASE_URL_ENV, DEFAULT_MODEL, KEY_ENV, MODEL_ENV, Mode, ModelChoice, OFFLINE_ALIASES,
         OFFLINE_MODEL, SIMULATED, Spelling, choose_model, deprecation, known_models, parse_model)
     from .provider import Capabilities, Credentials, NO_KEY, Preflight, Provider, ProviderError, ProviderKind
+    from .counting import (CountedRequest, RequestSizes, TokenCounter, anthropic_counter, estimate_request,
+        estimate_requests, size_requests)
+    from .api_watch import Waiting, Watch
     from .providers.anthropic import ANTHROPIC_URL, AnthropicAPI
     from .providers.local import LocalServer, NoKeyTransport, check_url, probe
     from .providers.ollama import Ollama
@@ -22,13 +25,12 @@ if _typing.TYPE_CHECKING:
     from .providers.standin import StandIn
     from .providers.replay import Replay, replay_client
     from .providers._watch import ContextWarning, ContextWatch
-    from .replies import (APIFailure, APIStopReason, API_STOP_REASONS, FATAL, FailureReason, Reply, failure_from,
-        read_reply)
-    from .api_retry import APIRetry, BoundedRetry, GAVE_UP, Wait, announce_waits, bounded, gave_up
-    from .pricing import (BATCH_DISCOUNT, Estimate, Guess, HIGH, LOW, PRICES, PRICES_AS_OF, Price, TOOL_PROMPT_TOKENS,
-        cost_usd, estimate, price_for, price_note, run_cost_usd, run_price_note, set_price, tool_prompt_tokens)
-    from .counting import (CountedRequest, RequestSizes, TokenCounter, anthropic_counter, estimate_request,
-        estimate_requests, size_requests)
+    from .replies import (APIFailure, APIStopReason, API_STOP_REASONS, FATAL, FailureReason, MAX_CALL_TOKENS, Reply,
+        failure_from, read_reply)
+    from .api_retry import APIRetry, BoundedRetry, GAVE_UP, Notice, Wait, announce_waits, bounded, gave_up
+    from .pricing import (BATCH_DISCOUNT, Estimate, Guess, HIGH, LOW, PRICES, PRICES_AS_OF, Price,
+        TOOL_PROMPT_TOKENS, cost_usd, estimate, price_for, price_note, run_cost_usd, run_price_note, set_price,
+        tool_prompt_tokens)
     from .transport import (APIFault, Answer, BASE_URL, Handler, HandlerError, MessagesTransport, PLACEHOLDER_KEY,
         RawAnswer, ReplayMiss, ScriptedAPI, estimate_tokens, in_process_async_client, in_process_client,
         message_body, request_tokens)
@@ -72,12 +74,14 @@ _WHERE = {
     "LOW": "pricing",
     "LlamaCpp": "providers.llamacpp",
     "LocalServer": "providers.local",
+    "MAX_CALL_TOKENS": "replies",
     "MODEL_ENV": "choose",
     "MessagesTransport": "transport",
     "Mode": "choose",
     "ModelChoice": "choose",
     "NO_KEY": "provider",
     "NoKeyTransport": "providers.local",
+    "Notice": "api_retry",
     "OFFLINE_ALIASES": "choose",
     "OFFLINE_MODEL": "choose",
     "Ollama": "providers.ollama",
@@ -102,6 +106,8 @@ _WHERE = {
     "TOOL_PROMPT_TOKENS": "pricing",
     "TokenCounter": "counting",
     "Wait": "api_retry",
+    "Waiting": "api_watch",
+    "Watch": "api_watch",
     "announce_waits": "api_retry",
     "anthropic_counter": "counting",
     "bounded": "api_retry",
@@ -143,14 +149,15 @@ __all__ = [
     "AnthropicAPI", "BASE_URL", "BASE_URL_ENV", "BATCH_DISCOUNT", "BoundedRetry", "CASSETTE_FORMAT", "Capabilities",
     "Cassette", "Compatible", "ContextWarning", "ContextWatch", "CountedRequest", "Credentials", "DEFAULT_MODEL",
     "EPISODE_HEADER", "Estimate", "FATAL", "FailureReason", "GAVE_UP", "Guess", "HIGH", "Handler", "HandlerError",
-    "IGNORED_FIELDS", "KEY_ENV", "LOW", "LlamaCpp", "LocalServer", "MODEL_ENV", "MessagesTransport", "Mode",
-    "ModelChoice", "NO_KEY", "NoKeyTransport", "OFFLINE_ALIASES", "OFFLINE_MODEL", "Ollama", "PLACEHOLDER_KEY",
-    "PRICES", "PRICES_AS_OF", "Preflight", "Price", "Provider", "ProviderError", "ProviderKind", "RawAnswer",
-    "RecordingTransport", "Replay", "ReplayMiss", "Reply", "RequestSizes", "SIMULATED", "ScriptedAPI", "Spelling",
-    "StandIn", "TOOL_PROMPT_TOKENS", "TokenCounter", "Wait", "announce_waits", "anthropic_counter", "bounded",
-    "check_url", "choose_model", "cost_usd", "deprecation", "estimate", "estimate_request", "estimate_requests",
-    "estimate_tokens", "failure_from", "fingerprint", "gave_up", "in_process_async_client", "in_process_client",
-    "is_replay_miss", "known_models", "message_body", "parse_model", "price_for", "price_note", "probe",
-    "read_reply", "recording_client", "replay_client", "replay_transport", "request_tokens", "run_cost_usd",
-    "run_price_note", "set_price", "size_requests", "tool_prompt_tokens",
+    "IGNORED_FIELDS", "KEY_ENV", "LOW", "LlamaCpp", "LocalServer", "MAX_CALL_TOKENS", "MODEL_ENV",
+    "MessagesTransport", "Mode", "ModelChoice", "NO_KEY", "NoKeyTransport", "Notice", "OFFLINE_ALIASES",
+    "OFFLINE_MODEL", "Ollama", "PLACEHOLDER_KEY", "PRICES", "PRICES_AS_OF", "Preflight", "Price", "Provider",
+    "ProviderError", "ProviderKind", "RawAnswer", "RecordingTransport", "Replay", "ReplayMiss", "Reply",
+    "RequestSizes", "SIMULATED", "ScriptedAPI", "Spelling", "StandIn", "TOOL_PROMPT_TOKENS", "TokenCounter", "Wait",
+    "Waiting", "Watch", "announce_waits", "anthropic_counter", "bounded", "check_url", "choose_model", "cost_usd",
+    "deprecation", "estimate", "estimate_request", "estimate_requests", "estimate_tokens", "failure_from",
+    "fingerprint", "gave_up", "in_process_async_client", "in_process_client", "is_replay_miss", "known_models",
+    "message_body", "parse_model", "price_for", "price_note", "probe", "read_reply", "recording_client",
+    "replay_client", "replay_transport", "request_tokens", "run_cost_usd", "run_price_note", "set_price",
+    "size_requests", "tool_prompt_tokens",
 ]

@@ -3,7 +3,8 @@
 The SDK's own retries obey any retry-after, so one 429 asking for 120 s holds a run for minutes,
 silently. Live and recording clients instead run with `max_retries=0` and this middleware (the SDK's
 public `Middleware` hook): a retry-after above the cap is not waited for, the waits of one call have
-a total, and each wait longer than a few seconds is announced. Chapter 09 teaches the same rule for tools.
+a total, each wait longer than a few seconds is announced, and so is a call still unanswered after
+`note_after` seconds (a hung API). Chapter 09 teaches the same rule for tools.
 """
 from __future__ import annotations
 
@@ -15,13 +16,14 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Union
 
 import anthropic
 import httpx2
 
+from .api_watch import Waiting, Watch
 
-__all__ = ["GAVE_UP", "APIRetry", "BoundedRetry", "Wait", "announce_waits", "bounded", "gave_up"]
+__all__ = ["GAVE_UP", "APIRetry", "BoundedRetry", "Notice", "Wait", "announce_waits", "bounded", "gave_up"]
 
 GAVE_UP = "atlas_kit.gave_up"  # the response extension that holds the Wait that gave up (a typed value)
 
@@ -40,8 +42,9 @@ class APIRetry:
 
     retry_after_cap: a retry-after longer than this is not waited for: the call fails at once as
     rate_limit or overloaded, which a sweep records and a rerun retries. total_wait: seconds of
-    waiting over all retries of one call. timeout: seconds one attempt may take. show_after: waits
-    longer than this are announced (a note, or the progress bar of a sweep).
+    waiting over all retries of one call. timeout: seconds one attempt may go without hearing from the API.
+    show_after: waits longer than this are announced (a note, or the progress bar of a sweep). note_after: an
+    attempt still unanswered after this many seconds is announced, and again every note_after seconds.
     """
 
     max_retries: int = 2
@@ -51,6 +54,7 @@ class APIRetry:
     base_delay: float = 0.5
     max_delay: float = 8.0
     show_after: float = 3.0
+    note_after: float = 20.0
 
     def __post_init__(self) -> None:
         if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int) or self.max_retries < 0:
@@ -58,6 +62,7 @@ class APIRetry:
         for name in ("retry_after_cap", "total_wait", "base_delay", "max_delay", "show_after"):
             _seconds(getattr(self, name), name)
         _seconds(self.timeout, "timeout", zero=False)
+        _seconds(self.note_after, "note_after", zero=False)
 
     def delay(self, retry: int, retry_after: float | None, waited: float) -> tuple[float | None, str]:
         """Seconds to wait before retry number `retry` (1-based), or None to give up; and why."""
@@ -88,6 +93,10 @@ class Wait:
         return f"API answered {what}; waiting {_s(self.seconds)} s before retry {self.retry}."
 
 
+Notice = Union[Wait, Waiting]
+"""What the retry layer announces: a wait it decided on, or a call that is still waiting."""
+
+
 def gave_up(exc: BaseException) -> Wait | None:
     """The retry layer's decision to stop retrying the call that raised `exc`, if it made one."""
     response = getattr(exc, "response", None)
@@ -99,16 +108,18 @@ def _s(seconds: float) -> str:
     return f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}"
 
 
-def _print_note(wait: Wait) -> None:
-    print(f"note: {wait.line()}", file=sys.stderr)
+def _print_note(notice: Notice) -> None:
+    print(f"note: {notice.line()}", file=sys.stderr)
 
 
-_LISTENER: contextvars.ContextVar[Callable[[Wait], None]] = contextvars.ContextVar("atlas_api_wait", default=_print_note)
+_LISTENER: contextvars.ContextVar[Callable[[Notice], None]] = contextvars.ContextVar("atlas_api_wait",
+                                                                                      default=_print_note)
 
 
 @contextlib.contextmanager
-def announce_waits(listener: Callable[[Wait], None]) -> Iterator[None]:
-    """Send long waits and give-ups to `listener` (a sweep's progress bar) instead of a note on stderr."""
+def announce_waits(listener: Callable[[Notice], None]) -> Iterator[None]:
+    """Send long waits, give-ups and calls still waiting to `listener` (a sweep's progress bar) instead of a note
+    on stderr. Calls still waiting are announced from the watchdog thread in sync code (api_watch.py)."""
     token = _LISTENER.set(listener)
     try:
         yield
@@ -166,7 +177,8 @@ class BoundedRetry(anthropic.Middleware):
         while True:
             retry += 1
             try:
-                response = call_next(request)
+                with Watch(self.policy.note_after, self.policy.timeout, retry, _LISTENER.get()):
+                    response = call_next(request)
             except (anthropic.APITimeoutError, anthropic.APIConnectionError):
                 seconds = self._decide(retry, None, waited)
                 if seconds is None:
@@ -186,7 +198,8 @@ class BoundedRetry(anthropic.Middleware):
         while True:
             retry += 1
             try:
-                response = await call_next(request)
+                async with Watch(self.policy.note_after, self.policy.timeout, retry, _LISTENER.get()):
+                    response = await call_next(request)
             except (anthropic.APITimeoutError, anthropic.APIConnectionError):
                 seconds = self._decide(retry, None, waited)
                 if seconds is None:

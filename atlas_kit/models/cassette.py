@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, cast, overload
+from typing import Iterable, Literal, Union, cast, overload
 
 import anthropic
 import httpx2
@@ -20,6 +20,7 @@ import httpx2
 from .api_retry import APIRetry, bounded
 from ..contract.redaction import redact
 from ..types import JSONObject, Source, canonical
+from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["CASSETTE_FORMAT", "EPISODE_HEADER", "IGNORED_FIELDS", "Cassette", "RecordingTransport", "fingerprint",
            "recording_client"]
@@ -33,7 +34,7 @@ EPISODE_HEADER = "x-atlas-episode"
 _ENTRY_FIELDS = ("fingerprint", "request", "response")
 
 
-def fingerprint(body: dict[str, Any]) -> str:
+def fingerprint(body: JSONObject) -> str:
     """sha256 of the canonical JSON (sorted keys, compact) of the fields that determine the answer.
 
     Those are all fields except `IGNORED_FIELDS`: model, system, messages, tools, tool_choice,
@@ -55,18 +56,18 @@ class Cassette:
 
     model: str
     recorded_on: str = field(default_factory=lambda: _dt.date.today().isoformat())
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[JSONObject] = field(default_factory=list)  # fingerprint, request, response, episode (if any)
     server: str | None = None  # the local server a local model was recorded on (types.Source.server)
 
-    def record(self, request: dict[str, Any], response: dict[str, Any], *, episode: str | None = None) -> None:
+    def record(self, request: JSONObject, response: JSONObject, *, episode: str | None = None) -> None:
         """Append one call, tagged with its sweep episode if any; both bodies are redacted before they are kept."""
-        entry: dict[str, Any] = {"fingerprint": fingerprint(request), "request": redact(request),
+        entry: JSONObject = {"fingerprint": fingerprint(request), "request": redact(request),
                                  "response": redact(response)}
         if episode:
             entry["episode"] = episode
         self.entries.append(entry)
 
-    def lookup(self, body: dict[str, Any], *, nth: int = 0, episode: str | None = None) -> dict[str, Any] | None:
+    def lookup(self, body: JSONObject, *, nth: int = 0, episode: str | None = None) -> JSONObject | None:
         """The response recorded for the `nth` occurrence of this request (within `episode`, if given), or None."""
         key = fingerprint(body)
         matches = [e["response"] for e in self.entries
@@ -81,11 +82,11 @@ class Cassette:
         """Refuse a sweep replay that asks for an episode this cassette holds no calls for."""
         held, name = self.episodes(), os.fspath(path)
         if not held:
-            raise ValueError(f"{name} was not recorded by a sweep (its calls name no episode), so a sweep cannot tell "
+            raise AtlasKitValueError(f"{name} was not recorded by a sweep (its calls name no episode), so a sweep cannot tell "
                              "whose answers are whose; replay it with choose_model(cassette=...) and run_agent.")
         missing = [k for k in keys if k not in held]
         if missing:
-            raise ValueError(f"{name} holds no calls for {len(missing)} of the {len(keys)} episodes asked for (the "
+            raise AtlasKitValueError(f"{name} holds no calls for {len(missing)} of the {len(keys)} episodes asked for (the "
                              f"first: {missing[0]}); replay with the options it was recorded with, or fewer trials.")
 
     def label(self) -> str:
@@ -94,7 +95,7 @@ class Cassette:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Pretty, deterministic JSON: sorted keys, entries in recording order."""
-        data: dict[str, Any] = {"format": CASSETTE_FORMAT, "model": self.model, "recorded_on": self.recorded_on,
+        data: JSONObject = {"format": CASSETTE_FORMAT, "model": self.model, "recorded_on": self.recorded_on,
                                 "entries": self.entries}
         if self.server is not None:
             data["server"] = self.server
@@ -112,24 +113,24 @@ class Cassette:
                 data = json.load(f)
         except (OSError, UnicodeDecodeError) as err:
             why = getattr(err, "strerror", None) or err
-            raise ValueError(f"{name}: cannot read the cassette ({type(err).__name__}: {why}).") from None
+            raise AtlasKitValueError(f"{name}: cannot read the cassette ({type(err).__name__}: {why}).") from None
         except ValueError as err:
-            raise ValueError(f"{name} is not valid JSON ({err}); is it a cassette saved by atlas_kit?") from None
+            raise AtlasKitValueError(f"{name} is not valid JSON ({err}); is it a cassette saved by atlas_kit?") from None
         if not isinstance(data, dict) or data.get("format") != CASSETTE_FORMAT:
-            raise ValueError(f"{name} is not an atlas_kit cassette (expected format {CASSETTE_FORMAT!r}); "
+            raise AtlasKitValueError(f"{name} is not an atlas_kit cassette (expected format {CASSETTE_FORMAT!r}); "
                              "record one with recording_client() and Cassette.save().")
         for key, kind in (("model", str), ("recorded_on", str), ("entries", list)):
             if not isinstance(data.get(key), kind):
-                raise ValueError(f"{name}: the field {key!r} is missing or not a {kind.__name__}; "
+                raise AtlasKitValueError(f"{name}: the field {key!r} is missing or not a {kind.__name__}; "
                                  "record the cassette again.")
         for i, entry in enumerate(data["entries"]):
             missing = [k for k in _ENTRY_FIELDS if not isinstance(entry, dict) or k not in entry]
             if missing or not isinstance(entry["request"], dict) or not isinstance(entry["response"], dict):
                 field_name = missing[0] if missing else "request/response"
-                raise ValueError(f"{name}: entries[{i}] has no valid {field_name!r} field; record the cassette again.")
+                raise AtlasKitValueError(f"{name}: entries[{i}] has no valid {field_name!r} field; record the cassette again.")
         server = data.get("server")
         if server is not None and not isinstance(server, str):
-            raise ValueError(f"{name}: the field 'server' is not a string; record the cassette again.")
+            raise AtlasKitValueError(f"{name}: the field 'server' is not a string; record the cassette again.")
         return cls(model=data["model"], recorded_on=data["recorded_on"], entries=list(data["entries"]), server=server)
 
 
@@ -194,16 +195,20 @@ def _recordable(request: httpx2.Request, response: httpx2.Response) -> bool:
     )
 
 
+_Inner = Union[httpx2.BaseTransport, httpx2.AsyncBaseTransport]
+"""The transport a recording forwards to (the network's, or an in-process one)."""
+
+
 @overload
-def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
+def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: _Inner | None = ...,
                      async_: Literal[False] = ..., max_retries: int | None = ...,
                      retry: APIRetry | None = ...) -> anthropic.Anthropic: ...
 @overload
-def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
+def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: _Inner | None = ...,
                      async_: Literal[True], max_retries: int | None = ...,
                      retry: APIRetry | None = ...) -> anthropic.AsyncAnthropic: ...
 @overload
-def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: Any = ...,
+def recording_client(cassette: Cassette, *, api_key: str | None = ..., inner: _Inner | None = ...,
                      async_: bool, max_retries: int | None = ...,
                      retry: APIRetry | None = ...) -> anthropic.Anthropic | anthropic.AsyncAnthropic: ...
 def recording_client(

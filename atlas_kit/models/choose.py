@@ -27,6 +27,7 @@ from .providers.ollama import Ollama
 from .providers.replay import Replay
 from .providers.standin import StandIn
 from .standin.model import OFFLINE_MODEL, Profile
+from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["BASE_URL_ENV", "DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "OFFLINE_ALIASES", "OFFLINE_MODEL", "SIMULATED",
            "Mode", "ModelChoice", "Spelling", "choose_model", "deprecation", "known_models", "parse_model"]
@@ -51,7 +52,7 @@ class Spelling:
 def parse_model(text: str, *, base_url: str | None = None) -> Spelling:
     """Read a model's spelling; a name with `base_url` and no prefix is another Anthropic-compatible server's."""
     if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"model must be a name such as {DEFAULT_MODEL!r}, 'ollama:qwen3:4b' or {OFFLINE_MODEL!r}; "
+        raise AtlasKitValueError(f"model must be a name such as {DEFAULT_MODEL!r}, 'ollama:qwen3:4b' or {OFFLINE_MODEL!r}; "
                          f"got {text!r}.")
     text = text.strip()
     if text in OFFLINE_ALIASES:
@@ -59,7 +60,7 @@ def parse_model(text: str, *, base_url: str | None = None) -> Spelling:
     prefix, sep, rest = text.partition(":")
     if sep and prefix in _LOCAL:
         if not rest.strip():
-            raise ValueError(f"{text!r} names no model: write {prefix}:<model>, such as {prefix}:qwen3:4b.")
+            raise AtlasKitValueError(f"{text!r} names no model: write {prefix}:<model>, such as {prefix}:qwen3:4b.")
         return Spelling("ollama" if prefix == "ollama" else "llamacpp", rest.strip())
     return Spelling("compatible" if base_url else "anthropic", text)
 
@@ -100,7 +101,7 @@ class ModelChoice:
     def save_recording(self) -> Path:
         """Write the cassette of a `choose_model(..., record=path)` choice; returns the path."""
         if self.recording is None or self.record_to is None:
-            raise ValueError("This choice is not recording; pass record='cassettes/name.json' to choose_model().")
+            raise AtlasKitValueError("This choice is not recording; pass record='cassettes/name.json' to choose_model().")
         self.recording.save(self.record_to)
         return self.record_to
 
@@ -148,7 +149,7 @@ def choose_model(
     spelling = parse_model(named, base_url=base_url)
     if spelling.server == "standin":
         if record is not None:
-            raise ValueError("record= records a live model; the stand-in's answers can be made again from its seed.")
+            raise AtlasKitValueError("record= records a live model; the stand-in's answers can be made again from its seed.")
         return ModelChoice(StandIn(seed=seed, profile=profile), OFFLINE_MODEL)
     provider, note = _provider(spelling, key=key, base_url=base_url)
     if provider is None:  # a Claude model with no key: the stand-in answers, and says so
@@ -169,7 +170,7 @@ def _provider(spelling: Spelling, *, key: str | None, base_url: str | None) -> t
         return Compatible(base_url), ""
     end_of_life = deprecation(spelling.model)
     if end_of_life is not None:  # refused even with no key: the name is wrong either way
-        raise ValueError(f"model {spelling.model!r} is deprecated (end of life {end_of_life}); use {DEFAULT_MODEL!r} "
+        raise AtlasKitValueError(f"model {spelling.model!r} is deprecated (end of life {end_of_life}); use {DEFAULT_MODEL!r} "
                          f"or another of: {', '.join(known_models()[:6])}.")
     if not key:
         return None, (f"No {KEY_ENV} is set, so the offline stand-in answers instead of {spelling.model}. Results "

@@ -16,6 +16,7 @@ import anthropic
 import httpx2
 
 from ..types import Source
+from ..types.exceptions import AtlasKitValueError
 from .api_retry import APIRetry, BoundedRetry
 from .cassette import Cassette, RecordingTransport
 
@@ -49,7 +50,7 @@ class Capabilities:
     priced: bool
 
 
-class ProviderError(ValueError):
+class ProviderError(AtlasKitValueError):
     """A provider that cannot serve this run: the message is one line that says what to do."""
 
     def _render_traceback_(self) -> list[str]:  # IPython: show the line, not a traceback of our own code

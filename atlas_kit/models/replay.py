@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
-
 import httpx2
 
 from .cassette import (CASSETTE_FORMAT, EPISODE_HEADER, IGNORED_FIELDS, Cassette, RecordingTransport, answer_fields,
@@ -47,7 +45,7 @@ class _Player:
     cassette: Cassette
     asked: dict[tuple[str | None, str], int] = field(default_factory=dict)
 
-    def __call__(self, body: dict[str, Any], episode: str | None = None) -> dict[str, Any]:
+    def __call__(self, body: JSONObject, episode: str | None = None) -> JSONObject:
         if episode and episode not in self.cassette.episodes():
             raise _miss(f"the cassette holds no calls for episode {episode!r}; it was recorded with fewer trials "
                         "or other conditions. Replay with the options it was recorded with.")
@@ -72,11 +70,11 @@ class _ReplayTransport(MessagesTransport):
         super().__init__(player)
         self.player = player
 
-    def _call(self, body: JSONObject, request: httpx2.Request) -> Any:
+    def _call(self, body: JSONObject, request: httpx2.Request) -> JSONObject:
         return self.player(body, request.headers.get(EPISODE_HEADER))
 
 
-def _explain_miss(cassette: Cassette, body: dict[str, Any], nth: int) -> str:
+def _explain_miss(cassette: Cassette, body: JSONObject, nth: int) -> str:
     if nth:
         return (f"this exact request was recorded {nth} time(s) and is now asked for time {nth + 1}; "
                 "the run repeated a call the recording made fewer times.")
@@ -98,7 +96,7 @@ def _explain_miss(cassette: Cassette, body: dict[str, Any], nth: int) -> str:
     return text + "."
 
 
-def _closeness(recorded: dict[str, Any], got: dict[str, Any], index: int) -> tuple[int, int, int, int]:
+def _closeness(recorded: JSONObject, got: JSONObject, index: int) -> tuple[int, int, int, int]:
     # Longest shared message prefix first, then most equal other fields, then nearest length.
     a, b = recorded.get("messages") or [], got.get("messages") or []
     shared = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
@@ -109,7 +107,7 @@ def _closeness(recorded: dict[str, Any], got: dict[str, Any], index: int) -> tup
 _ABSENT = object()
 
 
-def _first_difference(want: Any, got: Any, path: str = "") -> tuple[str, Any, Any]:
+def _first_difference(want: object, got: object, path: str = "") -> tuple[str, object, object]:
     """The path of the first difference, with both values; fields before messages, keys sorted."""
     if isinstance(want, dict) and isinstance(got, dict):
         for key in sorted(set(want) | set(got), key=lambda k: (k == "messages", k)):

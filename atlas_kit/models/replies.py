@@ -13,13 +13,17 @@ from typing import Any, Literal, cast
 from ..contract.redaction import redact
 from ..types import API_STOP_REASONS, DEFAULT_MODEL, APIStopReason, Block, ToolUseBlock
 
-__all__ = ["API_STOP_REASONS", "FATAL", "APIFailure", "APIStopReason", "FailureReason", "Reply", "failure_from",
-           "read_reply"]
+__all__ = ["API_STOP_REASONS", "FATAL", "MAX_CALL_TOKENS", "APIFailure", "APIStopReason", "FailureReason", "Reply",
+           "failure_from", "read_reply"]
 
 FailureReason = Literal["authentication", "permission", "not_found", "rate_limit", "overloaded", "server_error",
                         "timeout", "connection", "bad_request", "too_large", "bad_body", "replay_miss", "other"]
 # Failures that every later call would repeat: a sweep stops at the first one.
 FATAL: frozenset[str] = frozenset({"authentication", "permission", "not_found"})
+# The most tokens one call can read and write together: the largest context window a served model is published
+# with (10 million tokens, Llama 4 Scout; Claude's is at most 1 million). A call holds no more than its model's
+# window, so a usage figure above this is a broken count, never a bill: the body is refused as bad_body.
+MAX_CALL_TOKENS = 10_000_000
 
 _FIX: dict[str, str] = {
     "authentication": "the API refused the key: check ANTHROPIC_API_KEY (a valid key for this organisation)",
@@ -150,6 +154,9 @@ def read_reply(answer: Any, *, seen_ids: set[str] | frozenset[str] = frozenset()
     usage = body.get("usage")
     if not isinstance(usage, dict) or not _count(usage.get("input_tokens")) or not _count(usage.get("output_tokens")):
         return _bad(answer, "usage is missing, or its token counts are not whole numbers of 0 or more")
+    if usage["input_tokens"] + usage["output_tokens"] > MAX_CALL_TOKENS:
+        return _bad(answer, f"usage claims {usage['input_tokens']:,} input and {usage['output_tokens']:,} output tokens, "
+                            f"more than any model's context window holds ({MAX_CALL_TOKENS:,}: replies.MAX_CALL_TOKENS)")
     stop = body.get("stop_reason")
     if stop is not None and not isinstance(stop, str):
         return _bad(answer, f"stop_reason is a {type(stop).__name__}")

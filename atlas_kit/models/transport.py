@@ -11,14 +11,15 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Union, cast
+from typing import Callable, Iterable, Mapping, Union, cast
 
 import anthropic
 import httpx2
 
 from ..types.tokens import CHARS_PER_TOKEN, estimate_tokens  # the shared estimate, re-exported here as before
-from ..types import API_STOP_REASONS, Block, JSONObject, MessageBody, canonical
+from ..types import API_STOP_REASONS, Block, APIErrorBody, JSONObject, MessageBody, canonical
 from ..types import content_blocks as _blocks_in
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = [
     "BASE_URL",
@@ -56,10 +57,6 @@ _ERROR_TYPES = {
     529: "overloaded_error",
 }
 
-Handler = Callable[[JSONObject], Any]
-"""`handler(request_body) -> response_body`; it may also return a `RawAnswer` or raise `APIFault`."""
-
-
 class APIFault(Exception):
     """Raised by a handler: the transport answers with `status` and an Anthropic error body."""
 
@@ -67,7 +64,7 @@ class APIFault(Exception):
         self, status: int, message: str, *, error_type: str | None = None, headers: Mapping[str, str] | None = None
     ) -> None:
         if not isinstance(status, int) or not 400 <= status <= 599:
-            raise ValueError(f"APIFault status must be an HTTP error status (400-599), got {status!r}; "
+            raise AtlasKitValueError(f"APIFault status must be an HTTP error status (400-599), got {status!r}; "
                              "try 429, 529 or 500.")
         self.status, self.message = status, message
         default = "api_error" if status >= 500 else "invalid_request_error"
@@ -75,7 +72,8 @@ class APIFault(Exception):
         self.headers = dict(headers or {})
         super().__init__(f"{status} {self.error_type}: {message}")
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> APIErrorBody:
+        """The Anthropic error body the transport sends with this fault's status."""
         return {"type": "error", "error": {"type": self.error_type, "message": self.message}}
 
 
@@ -86,6 +84,10 @@ class RawAnswer:
     status: int
     body: bytes
     headers: Mapping[str, str] = field(default_factory=dict)  # content-type defaults to application/json
+
+
+Handler = Callable[[JSONObject], Union[MessageBody, JSONObject, RawAnswer]]
+"""`handler(request_body) -> response_body`; it may also return a `RawAnswer` or raise `APIFault`."""
 
 
 class HandlerError(anthropic.AnthropicError):
@@ -110,9 +112,9 @@ class MessagesTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
 
     def __init__(self, handler: Handler, *, latency: float = 0.0) -> None:
         if not callable(handler):
-            raise TypeError("handler must be a function taking the request body dict; see ScriptedAPI for a ready one.")
+            raise AtlasKitTypeError("handler must be a function taking the request body dict; see ScriptedAPI for a ready one.")
         if latency < 0:
-            raise ValueError(f"latency is seconds per call and must be >= 0, got {latency!r}.")
+            raise AtlasKitValueError(f"latency is seconds per call and must be >= 0, got {latency!r}.")
         self.handler, self.latency = handler, latency
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -157,8 +159,8 @@ class MessagesTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         raise HandlerError(f"the in-process handler returned a {type(answer).__name__}; return a response body dict "
                            "(see message_body), a RawAnswer, or raise APIFault.")
 
-    def _call(self, body: dict[str, Any], request: httpx2.Request) -> Any:  # replay's subclass reads a header too
-        return self.handler(body)
+    def _call(self, body: JSONObject, request: httpx2.Request) -> object:  # replay's subclass reads a header too
+        return self.handler(body)  # object: whatever the handler returned is checked by _answer
 
 
 def _fault(fault: APIFault) -> httpx2.Response:
@@ -172,7 +174,7 @@ def message_body(
     stop_reason: str,
     usage: Mapping[str, int] | None = None,
     id: str | None = None,
-    request: Mapping[str, Any] | None = None,
+    request: JSONObject | None = None,
 ) -> MessageBody:
     """A valid Messages API response body (types.MessageBody).
 
@@ -181,11 +183,11 @@ def message_body(
     so the same answer always has the same id and stored notebook outputs stay stable.
     """
     if stop_reason not in API_STOP_REASONS:
-        raise ValueError(f"stop_reason must be one of {', '.join(sorted(API_STOP_REASONS))}; got {stop_reason!r}.")
+        raise AtlasKitValueError(f"stop_reason must be one of {', '.join(sorted(API_STOP_REASONS))}; got {stop_reason!r}.")
     blocks = list(content_blocks)
     for i, block in enumerate(blocks):
         if not isinstance(block, dict) or "type" not in block:
-            raise ValueError(f"content_blocks[{i}] must be a dict with a 'type', "
+            raise AtlasKitValueError(f"content_blocks[{i}] must be a dict with a 'type', "
                              "e.g. {'type': 'text', 'text': '...'}.")
     if usage is None:
         usage = {
@@ -207,7 +209,7 @@ def message_body(
     })
 
 
-def request_tokens(body: Mapping[str, Any]) -> int:
+def request_tokens(body: Mapping[str, object]) -> int:
     """Estimated input tokens of a request: system, every message's content, and the tool definitions.
 
     Counts text, tool_use input (as compact JSON), tool_result content and each tool's
@@ -216,12 +218,17 @@ def request_tokens(body: Mapping[str, Any]) -> int:
     parts: list[str] = []
     system = body.get("system")
     parts.extend([system] if isinstance(system, str) else _block_texts(system or []))
-    for message in body.get("messages") or []:
+    for message in _objects(body.get("messages")):
         content = message.get("content")
         parts.extend([content] if isinstance(content, str) else _block_texts(content or []))
-    for tool in body.get("tools") or []:
-        parts.extend([tool.get("name", ""), tool.get("description", ""), canonical(tool.get("input_schema", {}))])
+    for tool in _objects(body.get("tools")):
+        parts.extend([str(tool.get("name", "")), str(tool.get("description", "")), canonical(tool.get("input_schema", {}))])
     return estimate_tokens("".join(parts))
+
+
+def _objects(items: object) -> list[Mapping[str, object]]:
+    """The JSON objects in a request's list (its messages, its tools); anything else there counts no tokens."""
+    return [item for item in items if isinstance(item, Mapping)] if isinstance(items, (list, tuple)) else []
 
 
 def _block_texts(blocks: object) -> list[str]:
@@ -247,7 +254,7 @@ class ScriptedAPI:
     """
 
     answers: list[Answer]
-    requests: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[JSONObject] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.answers = list(self.answers)
@@ -256,7 +263,7 @@ class ScriptedAPI:
     def remaining(self) -> int:
         return len(self.answers) - len(self.requests)
 
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any] | RawAnswer:
+    def __call__(self, body: JSONObject) -> JSONObject | RawAnswer:
         self.requests.append(body)
         n = len(self.requests)
         if n > len(self.answers):

@@ -8,8 +8,8 @@ from typing import Any, Literal, NamedTuple, TypedDict, Union
 from .sets import APIStopReason, JSONObject
 
 __all__ = [
-    "Block", "Message", "MessageBody", "MessagesRequest", "Placed", "Role", "TextBlock", "ToolDefinition",
-    "ToolResultBlock", "ToolUseBlock", "Usage",
+    "APIErrorBody", "APIErrorDetail", "Block", "Message", "MessageBody", "MessagesRequest", "Placed", "Role", "TextBlock",
+    "ToolDefinition", "ToolResultBlock", "ToolUseBlock", "Usage",
 ]
 
 Role = Literal["user", "assistant"]
@@ -90,6 +90,20 @@ class MessageBody(TypedDict):
     stop_reason: APIStopReason
     stop_sequence: str | None
     usage: Usage
+
+
+class APIErrorDetail(TypedDict):
+    """An error body's `error`: the API's error type (rate_limit_error, overloaded_error ...) and its message."""
+
+    type: str
+    message: str
+
+
+class APIErrorBody(TypedDict):
+    """The body the API sends with an error status (models.transport.APIFault builds one)."""
+
+    type: Literal["error"]
+    error: APIErrorDetail
 
 
 class Placed(NamedTuple):

@@ -10,6 +10,7 @@ from typing import Callable, Literal, NamedTuple, Protocol, Sequence, TypedDict
 from .api import Message
 from .events import EventLog
 from .sets import EpisodeStop
+from .exceptions import AtlasKitValueError
 
 __all__ = [
     "FailureNote", "FinishedRun", "RECORD_FIELDS", "RENDERERS", "Record", "RunLike", "SIMULATED", "SOURCE_KINDS",
@@ -37,9 +38,9 @@ class Source:
 
     def __post_init__(self) -> None:
         if self.kind not in SOURCE_KINDS:
-            raise ValueError(f"Source.kind must be one of {', '.join(SOURCE_KINDS)}; got {self.kind!r}.")
+            raise AtlasKitValueError(f"Source.kind must be one of {', '.join(SOURCE_KINDS)}; got {self.kind!r}.")
         if self.server is not None and self.kind == "simulated":
-            raise ValueError("Source.server names a local model's server; the stand-in has none.")
+            raise AtlasKitValueError("Source.server names a local model's server; the stand-in has none.")
 
     @property
     def local(self) -> bool:

@@ -9,11 +9,16 @@ from typing import Any, Literal, Union
 
 __all__ = [
     "APIStopReason", "API_STOP_REASONS", "DEFAULT_MODEL", "EpisodeStop", "FaultKind", "ImplicitKind",
-    "JSONObject", "Mode", "RefusalKind", "STOP_REASONS", "STYLE_NAMES", "StopReason", "StyleName", "TransientKind",
+    "JSONObject", "MAX_EPISODES", "Mode", "RefusalKind", "STOP_REASONS", "STYLE_NAMES", "StopReason", "StyleName", "TransientKind",
 ]
 
 JSONObject = dict[str, Any]
 """A JSON object as `json.loads` gives it: a tool's arguments, its schema, a result body."""
+
+# The most episodes one sweep may plan. A sweep holds its plan and every record of its results file in memory
+# (about 4 KB an episode: 400 MB at the bound), and 100,000 is also the most requests one Message Batch holds; a
+# bigger design runs as several sweeps, each resumable on its own (experiments/episodes.py refuses it in one line).
+MAX_EPISODES = 100_000
 
 # The live model a key-holder gets when no model is named; its price is in pricing.py.
 DEFAULT_MODEL = "claude-sonnet-5-5"

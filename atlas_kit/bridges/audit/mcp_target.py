@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 from contextlib import AsyncExitStack
-from typing import IO, Any, Iterator
+from typing import IO, Iterator
 
 import anyio
 from mcp import Client, MCPError
@@ -24,6 +24,7 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult
 from ...contract.redaction import redact
 from ...types import JSONObject
 from .targets import ConnectFailure, Reply, ReplyKind, ToolInfo
+from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["McpTarget"]
 
@@ -51,10 +52,10 @@ class McpTarget:
     PASSWORD, CREDENTIAL, ANTHROPIC_*; the grader's rule), except those `keep` names; `env` is added on top.
     """
 
-    def __init__(self, *, command: list[str] | None = None, url: str | None = None, server: Server[Any] | None = None,
+    def __init__(self, *, command: list[str] | None = None, url: str | None = None, server: Server | None = None,
                  connect_timeout: float = 20.0, env: dict[str, str] | None = None, keep: tuple[str, ...] = ()) -> None:
         if sum(x is not None for x in (command, url, server)) != 1:
-            raise ValueError("McpTarget takes one of command= (the server's argv), url= or server= (an SDK Server "
+            raise AtlasKitValueError("McpTarget takes one of command= (the server's argv), url= or server= (an SDK Server "
                              "in this process).")
         self.command, self.url, self.server, self.connect_timeout, self.env = command, url, server, connect_timeout, env
         self.keep = keep

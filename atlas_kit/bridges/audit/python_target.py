@@ -12,7 +12,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Iterable, Union
 
 import anyio
 import anyio.to_thread
@@ -21,6 +21,7 @@ from anthropic.lib.tools import BetaAsyncFunctionTool, BetaFunctionTool
 from ...dispatch.dispatcher import Dispatcher
 from ...dispatch.transient import RetryPolicy
 from ...dispatch.tool import Tool
+from ..shim import tool_error_content
 from ..tool_runner import ContractAsyncFunctionTool, ContractFunctionTool, Conversation
 from ...types import JSONObject, result_text
 from .targets import ConnectFailure, Reply, ToolInfo
@@ -58,12 +59,10 @@ def load_tools(spec: str) -> list[PyTool]:
 
 def _rendered(exc: BaseException) -> str:
     """What the SDK's tool runner sends the model for an exception a tool raised."""
-    try:
-        from anthropic.lib.tools._tool_dispatch import tool_error_content
-    except ImportError:  # an SDK without the helper: its runner has always sent repr(exc)
-        return repr(exc)
-    content = tool_error_content(exc)
-    return content if isinstance(content, str) else result_text(list(content))
+    content = tool_error_content(exc)  # the SDK's own rendering; it exports no public name for it (bridges/shim.py)
+    if isinstance(content, str):
+        return content
+    return result_text(list(content) if isinstance(content, Iterable) else content)
 
 
 class PythonTarget:

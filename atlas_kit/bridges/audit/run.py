@@ -16,6 +16,7 @@ import anyio
 from ...contract.rubric import Judgement, Verdict, judge, server_score, tool_score
 from .cases import CANARY, Case, cases_for, satisfies
 from .targets import ConnectFailure, Reply, Target, ToolInfo
+from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["Audit", "Limits", "Outcome", "OutcomeKind", "ToolAudit", "run_audit"]
 
@@ -44,9 +45,9 @@ class Limits:
     def __post_init__(self) -> None:
         for name in ("call_timeout", "total_seconds"):
             if not getattr(self, name) > 0:
-                raise ValueError(f"Limits.{name} is seconds above 0; got {getattr(self, name)!r}.")
+                raise AtlasKitValueError(f"Limits.{name} is seconds above 0; got {getattr(self, name)!r}.")
         if isinstance(self.calls_per_tool, bool) or not isinstance(self.calls_per_tool, int) or self.calls_per_tool < 1:
-            raise ValueError(f"Limits.calls_per_tool must be a whole number of at least 1; got {self.calls_per_tool!r}.")
+            raise AtlasKitValueError(f"Limits.calls_per_tool must be a whole number of at least 1; got {self.calls_per_tool!r}.")
 
 
 @dataclass(frozen=True)

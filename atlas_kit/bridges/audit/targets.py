@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from ...types import JSONObject
+from ...types.exceptions import AtlasKitError
 
 __all__ = ["ConnectFailure", "ReplyKind", "Reply", "Target", "ToolInfo"]
 
@@ -47,7 +48,7 @@ class Reply:
     code: int | None = None
 
 
-class ConnectFailure(Exception):
+class ConnectFailure(AtlasKitError):
     """The target could not be reached or listed: one line saying what happened and what to do."""
 
 

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from ...types import JSONObject
+from ...types.exceptions import AtlasKitValueError
 from .cases import Case
 
 __all__ = ["CasesFileError", "EXAMPLE", "read_cases"]
@@ -18,7 +19,7 @@ EXAMPLE = '{"tool": "get_invoice", "arguments": {"invoice_id": "INV-0000"}, "why
 _MAX_CASES = 1_000
 
 
-class CasesFileError(ValueError):
+class CasesFileError(AtlasKitValueError):
     """A --cases file that cannot be used, in one line: where, what is wrong, what to write instead."""
 
 

@@ -7,7 +7,7 @@ text the model was shown, so a log scored later is graded on the state it really
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, Sequence, get_args
+from typing import Literal, Sequence, get_args
 
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
@@ -16,8 +16,10 @@ from inspect_ai.util import StoreModel
 from ...agent import LOOP_BROKEN_REPLY, StopReason
 from ...dispatch.breaker import LoopBreak
 from ...atlas import ALL_TICKETS, IMPLICIT_TICKETS, TICKETS, Session, SimpleRun, Ticket, atlas_session
-from ...types import Message, StyleName
+from ...types import JSONObject, Message, StyleName, ToolResultBlock, ToolUseBlock
 from .messages import assistant_blocks, tool_use_blocks
+from ...types.exceptions import AtlasKitError, AtlasKitValueError
+from ..shim import PrerequisiteError
 
 __all__ = ["AtlasEpisode", "ArgumentError", "EpisodeSpec", "ReplayMismatch", "StyleName", "TicketSet", "atlas_dataset",
            "replay", "select_tickets"]
@@ -26,21 +28,16 @@ TicketSet = Literal["core", "implicit", "all"]
 _SETS: dict[str, dict[str, Ticket]] = {"core": TICKETS, "implicit": IMPLICIT_TICKETS, "all": ALL_TICKETS}
 
 
-try:  # inspect's CLI prints a PrerequisiteError as its message alone, with no traceback
-    from inspect_ai._util.error import PrerequisiteError as _Shown
-except ImportError:  # pragma: no cover - a later inspect_ai may move it; the error is still a ValueError
-    _Shown = Exception  # type: ignore[assignment,misc]
-
-
-class ArgumentError(ValueError, _Shown):
-    """A task or model argument that cannot be used: one line saying what to pass instead."""
+class ArgumentError(AtlasKitValueError, PrerequisiteError):
+    """A task or model argument that cannot be used: one line saying what to pass instead. A PrerequisiteError,
+    so inspect's CLI prints the line alone (bridges/shim.py)."""
 
     def __init__(self, message: str) -> None:
-        ValueError.__init__(self, message)
+        AtlasKitValueError.__init__(self, message)
         self.message = message
 
 
-class ReplayMismatch(Exception):
+class ReplayMismatch(AtlasKitError):
     """The log's tool results differ from what Atlas gives for the same calls under the sample's conditions."""
 
 
@@ -64,16 +61,17 @@ class EpisodeSpec:
     loop_breaker: bool = True
     seed: int = 0
 
-    def metadata(self) -> dict[str, Any]:
+    def metadata(self) -> JSONObject:
+        """The spec as a sample's metadata (EpisodeSpec.of reads it back)."""
         return asdict(self)
 
     @classmethod
-    def of(cls, metadata: dict[str, Any]) -> EpisodeSpec:
+    def of(cls, metadata: JSONObject) -> EpisodeSpec:
         """The spec stored in a sample's metadata."""
         try:
             return cls(**{name: metadata[name] for name in ("ticket", "style", "faults", "loop_breaker", "seed")})
         except KeyError as missing:
-            raise ValueError(f"This sample's metadata lacks {missing}; it was not made by atlas_kit's atlas task.") from None
+            raise AtlasKitValueError(f"This sample's metadata lacks {missing}; it was not made by atlas_kit's atlas task.") from None
 
     def session(self, *, epoch: int = 1) -> Session:
         """A fresh Atlas session for this sample's `epoch` (from 1)."""
@@ -131,12 +129,7 @@ def replay(spec: EpisodeSpec, messages: Sequence[ChatMessage], *, epoch: int, st
         if len(shown) != len(blocks):
             raise ReplayMismatch(f"only {len(shown)} of the {len(blocks)} tool calls in one turn were answered")
         out = session.dispatcher.dispatch(blocks)
-        results = {r["tool_use_id"]: r for r in out.results}
-        for block, logged in shown:
-            result = results.get(block["id"])
-            failed = result is not None and bool(result.get("is_error"))
-            if result is None or result["content"] != logged.text or failed != (logged.error is not None):
-                raise ReplayMismatch(f"{block['name']} (call {block['id']}) now answers differently from the log")
+        _compare(shown, out.results)
         transcript.append({"role": "user", "content": [*out.results]})
         broke = out.loop_break
     if broke is not None and stop_reason != "loop_broken":
@@ -149,3 +142,12 @@ def replay(spec: EpisodeSpec, messages: Sequence[ChatMessage], *, epoch: int, st
         final = ""
     return SimpleRun(session.ticket, session.world, session.trace, transcript, final, stop_reason, session.faults)
 
+
+def _compare(shown: list[tuple[ToolUseBlock, ChatMessageTool]], results: list[ToolResultBlock]) -> None:
+    """Each call's result now must be the one the log shows the model, failed or not; else ReplayMismatch."""
+    by_id = {r["tool_use_id"]: r for r in results}
+    for block, logged in shown:
+        result = by_id.get(block["id"])
+        failed = result is not None and bool(result.get("is_error"))
+        if result is None or result["content"] != logged.text or failed != (logged.error is not None):
+            raise ReplayMismatch(f"{block['name']} (call {block['id']}) now answers differently from the log")

@@ -12,6 +12,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSyste
 from inspect_ai.tool import ToolCall, ToolCallError, ToolInfo, ToolParams
 
 from ...types import Block, Message, MessagesRequest, TextBlock, ToolDefinition, ToolResultBlock, ToolUseBlock
+from ...types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = ["AnthropicMessage", "AnthropicRequest", "ToolResultBlock", "ToolUseBlock", "anthropic_request",
            "assistant_blocks", "tool_info", "tool_messages", "tool_use_blocks"]
@@ -27,7 +28,7 @@ def tool_info(definition: ToolDefinition) -> ToolInfo:
     schema = definition["input_schema"]
     params = ToolParams.model_validate(schema)
     if params.model_dump(exclude_none=True) != schema:
-        raise ValueError(f"Tool {definition['name']!r}: inspect's ToolParams drops part of its input_schema, so the "
+        raise AtlasKitValueError(f"Tool {definition['name']!r}: inspect's ToolParams drops part of its input_schema, so the "
                          "model would see a different schema than atlas_kit checks; keep to the JSON Schema fields "
                          "ToolParams models (type, properties, required, enum, pattern, examples, lengths).")
     return ToolInfo(name=definition["name"], description=definition["description"], parameters=params)
@@ -85,7 +86,7 @@ def anthropic_request(messages: Sequence[ChatMessage], tools: Sequence[ToolInfo]
         elif isinstance(message, ChatMessageUser):
             _user(out, message.text)
         else:
-            raise TypeError(f"anthropic_request: a {type(message).__name__} has no place in an Atlas conversation.")
+            raise AtlasKitTypeError(f"anthropic_request: a {type(message).__name__} has no place in an Atlas conversation.")
     definitions = [ToolDefinition(name=t.name, description=t.description,
                                   input_schema=t.parameters.model_dump(exclude_none=True)) for t in tools]
     return AnthropicRequest(model=model, max_tokens=max_tokens, system=system, tools=definitions, messages=out)

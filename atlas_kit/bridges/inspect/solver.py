@@ -13,6 +13,7 @@ from ...agent import StopReason
 from .episode import AtlasEpisode, EpisodeSpec
 from .messages import tool_info, tool_messages, tool_use_blocks
 from .standin import episode_config, give_usage
+from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["atlas_agent"]
 
@@ -25,7 +26,7 @@ _ENDS: dict[str, StopReason] = {"max_tokens": "truncated", "model_length": "cont
 def atlas_agent(*, max_steps: int = 12) -> Solver:
     """Work the sample's Atlas ticket, with at most `max_steps` model calls (atlas_kit's Bounds.max_steps)."""
     if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-        raise ValueError(f"atlas_agent: max_steps must be a whole number of model calls, 1 or more; got {max_steps!r}.")
+        raise AtlasKitValueError(f"atlas_agent: max_steps must be a whole number of model calls, 1 or more; got {max_steps!r}.")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         spec = EpisodeSpec.of(state.metadata)

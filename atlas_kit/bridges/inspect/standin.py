@@ -7,7 +7,7 @@ atlas_kit.offline.OfflineModel: a rule-based program, not an LLM, so its runs ar
 from __future__ import annotations
 
 from inspect import isawaitable
-from typing import Any, cast
+from typing import Any
 
 from inspect_ai.model import (ChatMessage, GenerateConfig, Model, ModelAPI, ModelCall, ModelOutput, ModelUsage,
                               model_output_from_anthropic)
@@ -17,6 +17,7 @@ from ...models.standin.model import OFFLINE_MODEL, PROFILES, OfflineModel
 from ...models.transport import estimate_tokens, request_tokens
 from .episode import ArgumentError
 from .messages import anthropic_request
+from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["PROVIDER", "StandIn", "episode_config", "give_usage"]
 
@@ -32,7 +33,7 @@ class StandIn(ModelAPI):
     """
 
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), profile: str = "default", **model_args: Any) -> None:
+                 config: GenerateConfig = GenerateConfig(), profile: str = "default", **model_args: object) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         if model_name != OFFLINE_MODEL:
             raise ArgumentError(f"The {PROVIDER} provider serves only the offline stand-in: use --model "
@@ -48,7 +49,7 @@ class StandIn(ModelAPI):
                        config: GenerateConfig) -> tuple[ModelOutput, ModelCall]:
         body = dict(anthropic_request(input, tools, model=OFFLINE_MODEL, max_tokens=config.max_tokens or _MAX_TOKENS))
         reply = OfflineModel(seed=config.seed or 0, profile=self.profile)(body)
-        output = await model_output_from_anthropic(cast(dict[str, Any], reply))
+        output = await model_output_from_anthropic(dict(reply))
         return output, ModelCall.create(request=body, response=reply)
 
 
@@ -80,9 +81,9 @@ def give_usage(model: Model) -> None:
             try:
                 output = next(source)
             except StopIteration:
-                raise ValueError("custom_outputs ran out of values") from None
+                raise AtlasKitValueError("custom_outputs ran out of values") from None
         if not isinstance(output, ModelOutput):
-            raise ValueError(f"mockllm outputs must be ModelOutput objects; got {type(output).__name__}.")
+            raise AtlasKitValueError(f"mockllm outputs must be ModelOutput objects; got {type(output).__name__}.")
         if output.usage is None:
             n_in = request_tokens(dict(anthropic_request(input, tools, model=str(model), max_tokens=_MAX_TOKENS)))
             n_out = estimate_tokens(output.completion)

@@ -1,7 +1,7 @@
 """One Atlas episode served over MCP: a ticket opened by a prompt, every `tools/call` through the
 Dispatcher, the answer handed in with `finish`, graded, and written as a results record.
 
-No MCP wire here (that is mcp_server.py) and no model (mcp_host.py drives the stand-in). Chapter 15.
+No MCP wire here (that is server.py) and no model (host.py drives the stand-in). Chapter 15.
 """
 from __future__ import annotations
 
@@ -10,19 +10,28 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, TypedDict
 
-from ...contract.arguments import check_arguments
+from ...contract.arguments import ArgumentProblem, check_arguments
 from ...atlas import Fault, Grade, Session, Ticket, World, atlas_session, grade
-from ...contract.errors import ErrorCode, retry_changed, stop, tool_error
+from ...atlas.verdict import plain_reasons
+from ...contract.errors import ErrorCode, stop, tool_error
+from ...dispatch.breaker import canonical_args
+from ...dispatch.dispatcher import argument_error
+from ...dispatch.styles import Failure
 from ...experiments.results import Condition, harness_record, record_from_run
 from ...dispatch.trace import Trace
 from ...contract.redaction import redact
 from ...types import JSONObject, Message, Record, Source, ToolDefinition, ToolUseBlock, result_text
 from ...contract.vocab import MCPResult, text_to_mcp, to_mcp
+from .wording import call_result
 
-__all__ = ["FINISH", "ClientInfo", "McpCall", "McpEpisode", "McpRecord", "NotHandedIn", "finish_definition", "next_record", "no_episode",
-           "open_episode"]
+__all__ = ["CALL_LOG_CHARS", "FINISH", "ClientInfo", "McpCall", "McpEpisode", "McpRecord", "NotHandedIn", "finish_definition",
+           "logged_call", "next_record", "no_episode", "open_episode"]
 
 FINISH = "finish"
+# What the log keeps of one call's arguments (as JSON) and of its result: a model may send a megabyte, and a log
+# that kept it whole would grow without bound (and so would the server's memory of its records).
+CALL_LOG_CHARS = 2_000
+_REDACT_MARGIN = 200  # redacted a little past the cut, so a secret the cut crosses is still hidden
 _FINISH_SCHEMA: JSONObject = {
     "type": "object",
     "properties": {
@@ -40,12 +49,18 @@ _SAFE = re.compile(r"[^A-Za-z0-9 ._:/@+-]+")
 
 
 class McpCall(TypedDict):
-    """One tools/call as the log keeps it: what was sent and the text the client got back."""
+    """One tools/call as the log keeps it: what was sent and the text the client got back, both redacted.
+
+    arguments: as sent (not always an object), or, when their JSON is longer than CALL_LOG_CHARS, that JSON's first
+    CALL_LOG_CHARS characters as a string; result: its first CALL_LOG_CHARS characters. `clipped` says whether
+    either was cut, and a cut one ends with " … [cut: N characters in all]".
+    """
 
     tool: str
-    arguments: Any  # the client's arguments, as sent (redacted): not always an object
+    arguments: Any
     is_error: bool
     result: str
+    clipped: bool
 
 
 class McpRecord(Record):
@@ -82,12 +97,46 @@ def finish_definition() -> ToolDefinition:
     return {"name": FINISH, "description": _FINISH_TEXT, "input_schema": _FINISH_SCHEMA}
 
 
+def _finish_problem(arguments: object) -> ArgumentProblem | None:
+    """What is wrong with `finish`'s arguments: its schema's rules, and an answer of only whitespace (which a
+    schema's minLength lets through), refused as a handler would (its raw words a ValueError's)."""
+    problem = check_arguments(_FINISH_SCHEMA, arguments)
+    if problem is None and isinstance(arguments, dict) and not str(arguments["answer"]).strip():
+        return ArgumentProblem("answer", "Argument answer holds only whitespace. Write your reply to the customer in "
+                               "it and call finish again.", "ValueError: answer must not be blank")
+    return problem
+
+
+def _finish_reply(ticket: str, style: str, result: Grade) -> str:
+    """finish's reply: correct or not, and why in plain words (atlas.verdict.plain_reasons), naming nothing expected."""
+    said = "; ".join(plain_reasons(result))
+    if result.correct:
+        return (f"Handed in. Ticket {ticket}, {style} style: correct. Why: the end state and the answer match the ticket."
+                + (f" Also noted: {said}." if said else ""))
+    return f"Handed in. Ticket {ticket}, {style} style: not correct. Why: {said or 'the run did not meet the ticket'}."
+
+
 def no_episode() -> MCPResult:
     """The result for a call when no ticket is open: the harness's own error, always in the contract's words."""
     error = tool_error("mcp", ErrorCode.NOT_PERMITTED,
                        "No Atlas ticket is open, so there is nothing to work on or hand in.",
                        next=stop("Tell the user to pick one of the Atlas ticket prompts, T01 to T27, to start an episode."))
     return to_mcp(error, structured=True)
+
+
+def logged_call(tool: str, arguments: object, result: MCPResult) -> McpCall:
+    """The log's line for one call: arguments and result redacted, each cut to CALL_LOG_CHARS (McpCall)."""
+    sent = canonical_args(arguments)
+    kept_args, cut_args = (redact(arguments), False) if len(sent) <= CALL_LOG_CHARS else _cut(sent)
+    text, cut_result = _cut(result["content"][0]["text"])
+    return McpCall(tool=tool, arguments=kept_args, is_error=result["isError"], result=text, clipped=cut_args or cut_result)
+
+
+def _cut(text: str) -> tuple[str, bool]:
+    if len(text) <= CALL_LOG_CHARS:
+        return redact(text), False
+    kept = redact(text[:CALL_LOG_CHARS + _REDACT_MARGIN])[:CALL_LOG_CHARS]
+    return f"{kept} … [cut: {len(text):,} characters in all]", True
 
 
 def _label(text: str | None, fallback: str) -> str:
@@ -189,38 +238,35 @@ class McpEpisode:
             result = to_mcp(failure.error, structured=True)
         else:  # a success, or a raw or generic wording: the text as the style wrote it
             result = text_to_mcp(result_text(block["content"]), is_error=bool(block.get("is_error")))
-        self.calls.append(McpCall(tool=name, arguments=redact(use["input"]), is_error=result["isError"],
-                                  result=redact(result["content"][0]["text"])))
+        self.calls.append(logged_call(name, use["input"], result))
         return result
 
     def hand_in(self, arguments: object) -> tuple[MCPResult, Grade | None]:
-        """Handle a `finish` call: check its arguments, grade the episode, and say the grade back."""
-        problem = check_arguments(_FINISH_SCHEMA, arguments)
+        """Handle a `finish` call: check its arguments (in the episode's style), grade the episode, and say the grade
+        back in plain words that name nothing the ticket expected (atlas.verdict); the log keeps the full reasons."""
+        problem = _finish_problem(arguments)
         if problem is not None:
-            error = tool_error("finish", ErrorCode.INVALID_ARGUMENT, problem.message,
-                               next=retry_changed(problem.argument or "answer", "Fix that argument and call finish again."))
-            return to_mcp(error, structured=True), None
-        assert isinstance(arguments, dict)  # check_arguments accepts only an object
+            return call_result(self.session.style, Failure(FINISH, argument_error("finish", problem), problem.raw)), None
+        assert isinstance(arguments, dict)  # _finish_problem accepts only an object
         self.answer, self.reported_model = str(arguments["answer"]), arguments.get("model")
         self.messages.append({"role": "assistant", "content": [{"type": "text", "text": self.answer}]})
         self.result = grade(self)
-        verdict = "correct" if self.result.correct else "not correct"
-        why = "; ".join(self.result.reasons) or "the end state and the answer match the ticket"
-        labels = ", ".join(self.result.labels) or "none"
-        text = f"Handed in. Ticket {self.ticket.id}, {self.session.style} style: {verdict}. Why: {why}. Labels: {labels}."
-        return text_to_mcp(text, is_error=False), self.result
+        return text_to_mcp(_finish_reply(self.ticket.id, self.session.style, self.result), is_error=False), self.result
 
     def condition(self) -> Condition:
         # Over MCP the server cannot end the model's turn, so no loop breaker: the grader labels loops instead.
         return Condition(style=self.session.style, faults=self.faults_on, break_loops=False, profile=None,
                          model=self.model)
 
-    def record(self, *, trial: int, experiment: str = "mcp") -> McpRecord:
-        """The episode as a results record (results.FIELDS), plus what an MCP log adds: client, calls, answer."""
+    def record(self, *, trial: int, experiment: str = "mcp", why: str | None = None) -> McpRecord:
+        """The episode as a results record (results.FIELDS), plus what an MCP log adds: client, calls, answer.
+
+        why: how an episode not handed in ended (its harness_error), e.g. "the server was stopped by SIGTERM".
+        """
         seed = self.world.seed
         if self.result is None:
-            why = NotHandedIn("the episode closed before finish was called, so there is no answer to grade")
-            record = harness_record(why, condition=self.condition(), ticket=self.ticket.id, trial=trial, seed=seed,
+            ended = NotHandedIn(f"{why or 'the episode closed'} before finish was called, so there is no answer to grade")
+            record = harness_record(ended, condition=self.condition(), ticket=self.ticket.id, trial=trial, seed=seed,
                                     source=self.source, experiment=experiment)
         else:
             record = record_from_run(self, self.result, condition=self.condition(), ticket=self.ticket.id,
@@ -241,9 +287,9 @@ def open_episode(ticket: Ticket | str, *, style: str = "contract", faults: bool 
                       client=client or ClientInfo(), simulated=simulated)
 
 
-def next_record(episode: McpEpisode, keys: set[str]) -> McpRecord:
+def next_record(episode: McpEpisode, keys: set[str], *, why: str | None = None) -> McpRecord:
     """The episode's record under the first trial number whose key is not in `keys` (those already written)."""
     trial = 0
-    while (record := episode.record(trial=trial))["key"] in keys:
+    while (record := episode.record(trial=trial, why=why))["key"] in keys:
         trial += 1
     return record

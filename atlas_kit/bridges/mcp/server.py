@@ -2,16 +2,18 @@
 
 Built on the official SDK's low-level Server, so the Dispatcher owns every error: a failed call is an
 `isError` result in the chosen style; an unknown tool or prompt name is a JSON-RPC protocol error, as the
-spec has it. `atlas-kit mcp` runs it; mcp_episode.py holds one episode's work. Chapter 15.
+spec has it; a failure of the server's own is never its exception text (guard.py). `atlas-kit mcp` runs it over
+stdio (stdio.py); episode.py holds one episode's work. Chapter 15.
 """
 from __future__ import annotations
 
 import json
 import shlex
+import sys
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 try:
     import mcp_types as types
@@ -21,17 +23,18 @@ except ImportError as err:  # the SDK is an optional extra
     raise ImportError("Atlas over MCP needs the MCP SDK: pip install -e '.[mcp]' (or pip install 'mcp>=2,<3').") from err
 
 from ...contract.arguments import check_arguments
-from ...atlas import STYLES, TICKETS, Ticket, atlas_session, style_named
+from ...atlas import STYLES, TICKETS, Ticket, atlas_session
 from ...atlas.faults import Fault
 from ...dispatch.styles import Failure
 from ...dispatch.dispatcher import argument_error
 from .episode import (FINISH, ClientInfo, McpEpisode, McpRecord, finish_definition, next_record, no_episode,
     open_episode)
-from ...experiments.results import ResultsWriter, read_records
-from ...types import result_text
-from ...contract.vocab import MCPResult, text_to_mcp, to_mcp
+from .guard import Guard
+from .log import append_record, logged_keys
+from ...contract.vocab import MCPResult
+from .wording import call_result, unknown_tool
 
-__all__ = ["INVALID_PARAMS", "SERVER_NAME", "AtlasMCP", "client_config", "serve_stdio"]
+__all__ = ["INVALID_PARAMS", "SERVER_NAME", "AtlasMCP", "client_config"]
 
 SERVER_NAME = "atlas"
 INVALID_PARAMS = -32602  # JSON-RPC: the spec's code for a tools/call or prompts/get naming nothing the server has
@@ -58,7 +61,8 @@ class AtlasMCP:
     """One learner's Atlas server: options, the open episode, and the records written so far.
 
     `simulated` labels every episode as the stand-in's (mcp_host.py sets it); `log` appends each episode's
-    record to a JSONL file; `max_calls` ends an episode on step_limit. `server` is the SDK's low-level Server.
+    record to a JSONL file (check it first with log.check_log); `max_calls` ends an episode on step_limit. `warn`
+    takes the one line that says an append failed (stderr by default). `server` is the SDK's low-level Server.
     """
 
     style: str = "contract"
@@ -69,6 +73,7 @@ class AtlasMCP:
     max_calls: int = 12
     episode: McpEpisode | None = None
     records: list[McpRecord] = field(default_factory=list)
+    warn: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr, flush=True), repr=False)
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
@@ -86,6 +91,7 @@ class AtlasMCP:
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt,
         )
+        self.server.middleware.append(Guard(self))  # innermost: the SDK's tracing middleware still sees every answer
 
     @property
     def tool_names(self) -> list[str]:
@@ -101,17 +107,21 @@ class AtlasMCP:
                                     max_calls=self.max_calls)
         return self.episode
 
-    def close(self) -> McpRecord | None:
-        """Write the open episode's record (graded, or not handed in) and close it; returns the record."""
+    def close(self, *, why: str | None = None) -> McpRecord | None:
+        """Write the open episode's record (graded, or not handed in) and close it; returns the record.
+
+        why: how an episode not handed in ended, for its record ("the server was stopped by SIGTERM"). Never raises
+        for the log: an append that fails is reported through `warn`, and the record is kept in `records`.
+        """
         episode, self.episode = self.episode, None
         if episode is None:
             return None
-        keys = {r["key"] for r in self.records} | ({r["key"] for r in read_records(self.log)} if self.log else set())
-        record = next_record(episode, keys)
-        if self.log is not None:
-            with ResultsWriter(self.log) as writer:
-                writer.append(record)
+        keys = {r["key"] for r in self.records} | (logged_keys(self.log) if self.log else set())
+        record = next_record(episode, keys, why=why)
         self.records.append(record)
+        problem = append_record(self.log, record) if self.log is not None else None
+        if problem is not None:
+            self.warn(problem)
         return record
 
     # --- the MCP handlers --------------------------------------------------------------------
@@ -119,33 +129,35 @@ class AtlasMCP:
         return types.ListToolsResult(tools=self._tools)
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name not in self.tool_names:
-            # The spec makes an unknown tool a protocol error, not a result; the message still says what to do.
-            raise MCPError(INVALID_PARAMS, f"No tool has that name on this server; call one of: {', '.join(self.tool_names)}.")
+        return self.answer_call(ctx, params.name, params.arguments)
+
+    def answer_call(self, ctx: Any, name: str, arguments: object) -> types.CallToolResult:
+        """One tools/call, whatever its arguments (guard.py sends those that are not an object here, in the
+        contract style): a protocol error for an unknown tool, else a result in the server's style."""
+        if name not in self.tool_names:
+            # The spec makes an unknown tool a protocol error, not a result; the message is the style's.
+            raise MCPError(INVALID_PARAMS, unknown_tool(self.style, name, self.tool_names))
         episode = self.episode
         if episode is None:
-            return types.CallToolResult.model_validate(self._no_episode(params))
+            return types.CallToolResult.model_validate(self._no_episode(name, arguments))
         if episode.client == ClientInfo():  # opened with --ticket, before any client spoke
             episode.client = _client(ctx)
-        if params.name == FINISH:
-            result, _ = episode.hand_in(params.arguments)
+        if name == FINISH:
+            result, _ = episode.hand_in(arguments if arguments is not None else {})
         else:
-            result = episode.call(params.name, params.arguments)
+            result = episode.call(name, arguments)
         if episode.result is not None:  # graded: handed in, or stopped at max_calls
             self.close()
         return types.CallToolResult.model_validate(result)
 
-    def _no_episode(self, params: types.CallToolRequestParams) -> MCPResult:
+    def _no_episode(self, name: str, arguments: object) -> MCPResult:
         """No ticket is open. Arguments that break the tool's schema are still answered first, in the style's own
         words, as with a ticket open; only a well-formed call gets the harness's "no ticket" error."""
-        schema = next(t.input_schema for t in self._tools if t.name == params.name)
-        problem = check_arguments(schema, params.arguments if params.arguments is not None else {})
+        schema = next(t.input_schema for t in self._tools if t.name == name)
+        problem = check_arguments(schema, arguments if arguments is not None else {})
         if problem is None:
             return no_episode()
-        failure = Failure(params.name, argument_error("mcp", problem), problem.raw)
-        if self.style == "contract":
-            return to_mcp(failure.error, structured=True)
-        return text_to_mcp(result_text(style_named(self.style)(failure)["content"]), is_error=True)
+        return call_result(self.style, Failure(name, argument_error("mcp", problem), problem.raw))
 
     async def _list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=[
@@ -170,17 +182,6 @@ def _client(ctx: Any) -> ClientInfo:
     if info is None and isinstance(getattr(ctx, "meta", None), dict):
         info = types.Implementation.model_validate(ctx.meta.get(types.CLIENT_INFO_META_KEY) or {"name": "", "version": ""})
     return ClientInfo.reported(getattr(info, "name", None), getattr(info, "version", None))
-
-
-async def serve_stdio(server: AtlasMCP) -> None:
-    """Serve over this process's stdin and stdout until the client closes them; the open episode is then logged."""
-    from mcp.server.stdio import stdio_server
-
-    try:
-        async with stdio_server() as (read, write):
-            await server.server.run(read, write, server.server.create_initialization_options())
-    finally:
-        server.close()
 
 
 def client_config(kind: ClientKind, *, executable: str, args: list[str]) -> str:

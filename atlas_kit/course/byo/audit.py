@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Callable, Literal
 
-from .probe import CASES, Outcome, Turns, run
+from ...types import JSONObject
+from .probe import CASES, DispatchFunction, Outcome, Turns, run
 from .properties import JUDGES, PROPERTIES, UNJUDGED
 
 __all__ = ["Verdict", "audit", "first_violation", "render"]
@@ -37,7 +38,7 @@ class Verdict:
 
 def render(turns: Turns) -> str:
     """An input as a learner reads it: each message's blocks, tool calls as name(arguments) [id]."""
-    def block(b: dict[str, Any]) -> str:
+    def block(b: JSONObject) -> str:
         if b.get("type") != "tool_use":
             return f"a {b.get('type')} block"
         return f"{b['name']}({json.dumps(b['input'])}) [{b['id']}]"
@@ -45,7 +46,7 @@ def render(turns: Turns) -> str:
     return messages[0] if len(messages) == 1 else "; then ".join(f"message {i + 1} {m}" for i, m in enumerate(messages))
 
 
-def _shrink(fn: Callable[..., Any], judge: Callable[[Outcome], str | None], turns: Turns) -> tuple[Turns, str]:
+def _shrink(fn: DispatchFunction, judge: Callable[[Outcome], str | None], turns: Turns) -> tuple[Turns, str]:
     """Drop messages, then blocks, while the property still fails: the smallest input that breaks it."""
     problem = judge(run(fn, turns))
     shrinking = True
@@ -62,7 +63,7 @@ def _shrink(fn: Callable[..., Any], judge: Callable[[Outcome], str | None], turn
     return turns, str(problem)
 
 
-def audit(fn: Callable[..., Any], *, first: bool = False) -> list[Verdict]:
+def audit(fn: DispatchFunction, *, first: bool = False) -> list[Verdict]:
     """One Verdict per property, in PROPERTIES order, each failure with its smallest failing input.
 
     first: stop at the first property that fails (what a check reports).
@@ -87,7 +88,7 @@ def audit(fn: Callable[..., Any], *, first: bool = False) -> list[Verdict]:
     return verdicts
 
 
-def first_violation(fn: Callable[..., Any]) -> Verdict | None:
+def first_violation(fn: DispatchFunction) -> Verdict | None:
     """The first property (in PROPERTIES order) that fails; else the first that could not be judged; else None."""
     verdicts = audit(fn, first=True)
     return next((v for v in verdicts if v.status == "fail"), None) or next((v for v in verdicts if not v.ok), None)

@@ -12,7 +12,7 @@ import hashlib
 import json
 import warnings
 from collections import Counter
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence, TypeGuard
 
 from ...agent import Bounds, run_agent
 from ...contract.arguments import check_arguments
@@ -28,14 +28,13 @@ from ...models.choose import ModelChoice
 from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, offline_client
 from ...models.pricing import Estimate
 from ...experiments.results import Condition
-from ...types import JSONObject, MessagesClient, Record, Source, ToolDefinition, content_blocks
+from ...types import JSONObject, MessagesClient, Record, Source, ToolDefinition, ToolResultBlock, content_blocks
 from ...dispatch.trace import Trace
-from .probe import answerable, results_of
+from .probe import DispatchFunction, ToolFunction, answerable, repeated_of, results_of
+from ...types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = ["DispatchFunction", "ToolFunction", "YourDispatcher", "compare", "tool_functions", "your_session"]
 
-ToolFunction = Callable[..., Any]  # tool(args, key=None) -> the tool's value; raises on failure
-DispatchFunction = Callable[[list[dict[str, Any]], dict[str, ToolFunction], set[Any]], tuple[list[dict[str, Any]], Any]]
 
 
 def tool_functions(tools: Iterable[Tool], *, trace: Trace | None = None) -> dict[str, ToolFunction]:
@@ -51,11 +50,12 @@ def tool_functions(tools: Iterable[Tool], *, trace: Trace | None = None) -> dict
 def _function(tool: Tool, trace: Trace | None) -> ToolFunction:
     attempts: Counter[str] = Counter()
 
-    def call(args: Any, key: Any = None) -> Any:
+    def call(args: object, key: object = None) -> object:
         problem = check_arguments(tool.input_schema, args)
         if problem is not None:
             raise ToolFailure("invalid_argument", problem.message, raw=problem.raw,
                               next=retry_changed(problem.argument or "input", "Fix that argument and call again."))
+        assert isinstance(args, dict)  # check_arguments refuses anything that is not an object
         key = None if key is None else str(key)
         attempts[str(key)] += 1
         outcome = "crashed"
@@ -84,12 +84,12 @@ class YourDispatcher:
 
     def __init__(self, dispatch: DispatchFunction, tools: Iterable[Tool], *, trace: Trace | None = None) -> None:
         if not callable(dispatch):
-            raise TypeError("YourDispatcher needs your dispatch function itself, dispatch(content, tools, seen).")
+            raise AtlasKitTypeError("YourDispatcher needs your dispatch function itself, dispatch(content, tools, seen).")
         self.fn = dispatch
         self.tools = {t.name: t for t in tools}
         self.trace = trace if trace is not None else Trace()
         self.functions = tool_functions(self.tools.values(), trace=self.trace)
-        self.seen: set[Any] = set()
+        self.seen: set[object] = set()
 
     def definitions(self) -> list[ToolDefinition]:
         """Every tool's definition, for the request's `tools`."""
@@ -108,12 +108,12 @@ class YourDispatcher:
         returned = self.fn(blocks, self.functions, self.seen)
         results = results_of(returned)
         issued = [b["id"] for b in uses]
-        if results is None or [r.get("tool_use_id") if isinstance(r, dict) else None for r in results] != issued:
-            raise ValueError(f"your dispatch returned {str(returned)[:120]!r} for tool_use ids {issued}; the API needs "
+        if results is None or not _answers(results, issued):
+            raise AtlasKitValueError(f"your dispatch returned {str(returned)[:120]!r} for tool_use ids {issued}; the API needs "
                              "one tool_result per id, in order. check('13.1', dispatch) shows the smallest such input.")
         for b, r in zip(uses, results):
             self._observe(b, r)
-        repeated = returned[1]
+        repeated = repeated_of(returned)
         if repeated is None or repeated is False:
             return DispatchResult(results=results)
         errors = self.trace.of_kind("error")
@@ -123,7 +123,7 @@ class YourDispatcher:
         self.trace.add("loop_detected", tool=brk.tool, args_key=brk.args_key, code=brk.error, count=2, acted=True)
         return DispatchResult(results=results, loop_break=brk)
 
-    def _observe(self, block: JSONObject, result: JSONObject) -> None:
+    def _observe(self, block: JSONObject, result: ToolResultBlock) -> None:
         name = block["name"] if block["name"] in self.tools else "<unknown>"
         if not result.get("is_error"):
             self.trace.add("result", tool_use_id=block["id"], tool=name)
@@ -134,10 +134,18 @@ class YourDispatcher:
                        branch=nxt.get("branch"), detail=str(result.get("content"))[:500])
 
 
-def _body(content: Any) -> dict[str, Any]:
+def _answers(results: list[object], issued: list[str]) -> TypeGuard[list[ToolResultBlock]]:
+    """Whether `results` are tool_result blocks (a dict of type tool_result, with text or a list for content) answering
+    the `issued` ids one to one, in order: what the API accepts."""
+    return ([r.get("tool_use_id") if isinstance(r, dict) else None for r in results] == issued
+            and all(isinstance(r, dict) and r.get("type") == "tool_result" and isinstance(r.get("content"), (str, list))
+                    for r in results))
+
+
+def _body(content: object) -> JSONObject:
     try:
-        body = json.loads(content)
-    except (TypeError, ValueError):
+        body = json.loads(content) if isinstance(content, (str, bytes, bytearray)) else None
+    except ValueError:
         return {}
     return body if isinstance(body, dict) else {}
 
@@ -150,7 +158,7 @@ def your_session(dispatch: DispatchFunction, ticket: str, *, faults: bool | Iter
     """
     session = atlas_session(ticket, faults=faults, seed=seed)
     mine = YourDispatcher(dispatch, session.dispatcher.tools.values(), trace=session.dispatcher.trace)
-    return dataclasses.replace(session, dispatcher=mine)  # type: ignore[arg-type]
+    return dataclasses.replace(session, dispatcher=mine)
 
 
 def compare(dispatchers: Mapping[str, DispatchFunction | None], *, tickets: Sequence[str] | None = None,
@@ -168,12 +176,12 @@ def compare(dispatchers: Mapping[str, DispatchFunction | None], *, tickets: Sequ
     tickets = list(TICKETS) if tickets is None else list(tickets)
     unknown = [t for t in tickets if not _is_ticket(t)]
     if unknown or not tickets:
-        raise ValueError(f"tickets: {unknown or tickets!r} are not Atlas tickets; pass ids such as 'T01' "
+        raise AtlasKitValueError(f"tickets: {unknown or tickets!r} are not Atlas tickets; pass ids such as 'T01' "
                          "(atlas_kit.atlas.TICKETS lists them).")
     if not dispatchers or any(fn is not None and not callable(fn) for fn in dispatchers.values()):
-        raise ValueError("dispatchers maps a name to a dispatch function, or to None for the library's Dispatcher.")
+        raise AtlasKitValueError("dispatchers maps a name to a dispatch function, or to None for the library's Dispatcher.")
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-        raise ValueError(f"trials must be a whole number of at least 1; got {trials!r}.")
+        raise AtlasKitValueError(f"trials must be a whole number of at least 1; got {trials!r}.")
     live = choice if choice is not None and choice.mode != "offline" else None
     model = live.model if live is not None else OFFLINE_MODEL
     origin = live.source if live is not None else STANDIN_SOURCE
@@ -201,7 +209,9 @@ class ByoRecord(Record):
     handler_calls: int
 
 
-def _is_ticket(ticket_id: Any) -> bool:
+def _is_ticket(ticket_id: object) -> bool:
+    if not isinstance(ticket_id, str):
+        return False
     try:
         ticket(ticket_id)
     except (KeyError, TypeError):
@@ -219,7 +229,7 @@ def _episode(name: str, fn: DispatchFunction | None, client: MessagesClient, epi
         for tool_name, tool in list(tools.items()):
             tools[tool_name] = _counted(tool, calls)
         if fn is not None:
-            session = dataclasses.replace(session, dispatcher=YourDispatcher(fn, tools.values(),  # type: ignore[arg-type]
+            session = dataclasses.replace(session, dispatcher=YourDispatcher(fn, tools.values(),
                                                                                trace=session.dispatcher.trace))
         run = run_agent(client, session, model=condition.model, bounds=bounds, source=source)
         record = episode_record(episode, run, experiment=name)
@@ -231,7 +241,7 @@ def _episode(name: str, fn: DispatchFunction | None, client: MessagesClient, epi
 def _counted(tool: Tool, calls: Counter[str]) -> Tool:
     counted = copy.copy(tool)  # not dataclasses.replace: the schema was checked when the tool was built
 
-    def handler(args: dict[str, Any], ctx: CallContext) -> Any:
+    def handler(args: JSONObject, ctx: CallContext) -> object:
         calls[tool.name] += 1
         return tool.handler(args, ctx)
 

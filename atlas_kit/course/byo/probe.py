@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Callable, Literal, Protocol, Sequence
 
 from ...dispatch.transient import Transient
 from ...contract.errors import ToolFailure, retry_changed, stop
 from ...types import JSONObject
 
-__all__ = ["CASES", "KINDS", "Case", "Outcome", "Probe", "answerable", "kind_of", "run", "use"]
+__all__ = ["CASES", "KINDS", "Case", "DispatchFunction", "Outcome", "Probe", "ToolFunction", "Turns", "answerable",
+           "kind_of", "repeated_of", "results_of", "run", "use"]
 
 Kind = Literal["ok", "refuses", "crashes", "flaky", "down", "unknown"]
 KINDS: dict[str, Kind] = {"lookup_account": "ok", "find_invoice": "refuses", "flip": "refuses", "refund": "crashes",
@@ -26,6 +27,18 @@ FAKE_KEY = "sk-ant-api03-" + "Q7" * 12
 RUNAWAY = 50  # handler invocations in one case before the probe calls it a loop without end
 
 
+class ToolFunction(Protocol):
+    """A tool as your dispatcher calls it: `tool(args, key=None)` returns the tool's value, or raises on failure.
+    `args` is what the model sent (usually a dict); `key` is the idempotency key of the attempt."""
+
+    def __call__(self, args: object, key: object = None) -> object: ...
+
+
+DispatchFunction = Callable[[list[JSONObject], dict[str, ToolFunction], set[object]], object]
+"""Your `dispatch(content, tools, seen)`: it should return (results, repeated), the tool_result blocks in order and
+the repeated (tool, arguments, code) triple or None. Typed `object` because the checks read whatever it returns."""
+
+
 class Runaway(BaseException):
     """Raised past RUNAWAY invocations; a BaseException, so `except Exception` cannot swallow it."""
 
@@ -34,27 +47,28 @@ class Runaway(BaseException):
 class Probe:
     """Fresh tools for one case, and what they saw: (tool, args, key) per invocation."""
 
-    log: list[tuple[str, Any, Any]] = field(default_factory=list)
+    log: list[tuple[str, object, object]] = field(default_factory=list)
     turn: int = 0  # set by the runner before each message: flip's code depends on it, not on retries
     planted: set[str] = field(default_factory=set)
     said: set[str] = field(default_factory=set)  # the messages the refusals were raised with
-    _per_key: Counter[tuple[str, Any]] = field(default_factory=Counter)
+    _per_key: Counter[tuple[str, object]] = field(default_factory=Counter)
     _per_tool: Counter[str] = field(default_factory=Counter)
 
-    def tools(self) -> dict[str, Callable[..., Any]]:
+    def tools(self) -> dict[str, ToolFunction]:
+        """A fresh tool function for each probe tool, by name."""
         return {name: self._bound(name) for name in KINDS}
 
-    def calls(self, tool: str) -> list[Any]:
+    def calls(self, tool: str) -> list[object]:
         """The keys `tool` was invoked with, in order."""
         return [key for name, _, key in self.log if name == tool]
 
-    def _bound(self, name: str) -> Callable[..., Any]:
-        def tool(args: Any, key: Any = None) -> Any:
+    def _bound(self, name: str) -> ToolFunction:
+        def tool(args: object, key: object = None) -> object:
             return self._call(name, args, key)
         tool.__name__ = name
         return tool
 
-    def _call(self, name: str, args: Any, key: Any) -> Any:
+    def _call(self, name: str, args: object, key: object) -> object:
         self.log.append((name, args, key))
         if len(self.log) > RUNAWAY:
             raise Runaway(f"more than {RUNAWAY} tool invocations for one case")
@@ -91,7 +105,7 @@ class Probe:
         return dict(STOCK)
 
 
-def _hashable(key: Any) -> Any:
+def _hashable(key: object) -> object:
     try:
         hash(key)
         return key
@@ -104,12 +118,13 @@ def kind_of(name: object) -> Kind:
     return KINDS.get(name, "unknown") if isinstance(name, str) else "unknown"
 
 
-def use(use_id: str, name: str, **args: Any) -> JSONObject:
+def use(use_id: str, name: str, **args: object) -> JSONObject:
     """A tool_use block calling `name` with `args`."""
     return {"type": "tool_use", "id": use_id, "name": name, "input": args}
 
 
-Turns = tuple[tuple[dict[str, Any], ...], ...]
+Turns = tuple[tuple[JSONObject, ...], ...]
+"""A case's conversation: the blocks of each assistant message, in order."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +136,7 @@ class Case:
     props: frozenset[str]
 
 
-def _case(name: str, props: str, *turns: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> Case:
+def _case(name: str, props: str, *turns: Sequence[JSONObject]) -> Case:
     return Case(name, tuple(tuple(t) for t in turns), frozenset(props.split()))
 
 
@@ -178,11 +193,11 @@ class Outcome:
     """One case dispatched: what each call returned, what it raised, and what the tools saw."""
 
     turns: Turns
-    returns: list[Any]
+    returns: list[object]
     raised: BaseException | None
     probe: Probe
 
-    def pairs(self) -> list[tuple[int, dict[str, Any], Any]] | None:
+    def pairs(self) -> list[tuple[int, JSONObject, JSONObject]] | None:
         """(turn, tool_use block, its result) for every call answered, or None if the results cannot be paired.
 
         A dispatcher that answered a repeated id twice is paired block by block, so its results are judged too.
@@ -194,15 +209,16 @@ class Outcome:
             every = [b for b in blocks if b.get("type") == "tool_use"]
             if results is not None and len(results) == len(every) != len(uses):
                 uses = every
-            if results is None or len(results) != len(uses) or not all(isinstance(r, dict) for r in results):
+            answers = [r for r in results or () if isinstance(r, dict)]
+            if results is None or len(results) != len(uses) or len(answers) != len(results):
                 return None
-            out += [(t, b, r) for b, r in zip(uses, results)]
+            out += [(t, b, r) for b, r in zip(uses, answers)]
         return out if self.raised is None else None
 
 
-def run(fn: Callable[..., Any], turns: Turns) -> Outcome:
+def run(fn: DispatchFunction, turns: Turns) -> Outcome:
     """Dispatch `turns` with fresh probe tools and one `seen` set, as the loop would over one run."""
-    probe, seen, returns = Probe(), set(), []  # type: ignore[var-annotated]
+    probe, seen, returns = Probe(), set[object](), list[object]()
     for t, blocks in enumerate(turns):
         probe.turn = t
         content = json.loads(json.dumps(list(blocks)))  # a copy: the case itself must never change
@@ -213,9 +229,9 @@ def run(fn: Callable[..., Any], turns: Turns) -> Outcome:
     return Outcome(turns, returns, None, probe)
 
 
-def answerable(blocks: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[dict[str, Any]]:
+def answerable(blocks: Sequence[JSONObject]) -> list[JSONObject]:
     """The tool_use blocks a message's results answer: each id's first block, as the library's Dispatcher answers."""
-    seen: set[Any] = set()
+    seen: set[object] = set()
     uses = []
     for b in blocks:
         if b.get("type") == "tool_use" and b.get("id") not in seen:
@@ -224,7 +240,13 @@ def answerable(blocks: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> lis
     return uses
 
 
-def results_of(ret: Any) -> list[Any] | None:
+def results_of(ret: object) -> list[object] | None:
+    """The results list of a dispatch function's return (results, repeated), or None when it is not that shape."""
     if isinstance(ret, (tuple, list)) and len(ret) == 2 and isinstance(ret[0], list):
         return ret[0]
     return None
+
+
+def repeated_of(ret: object) -> object:
+    """The repeated triple of a dispatch function's return (results, repeated); None when it is not that shape."""
+    return ret[1] if results_of(ret) is not None and isinstance(ret, (tuple, list)) else None

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from ...dispatch.breaker import canonical_args
 from ...contract.errors import _INTERNALS, Branch, Next, error_schema, tool_error
 from ...contract.redaction import redact
-from .probe import KINDS, STOCK, VALUE, Outcome, Runaway, Turns, answerable, kind_of, results_of
+from ...types import JSONObject
+from .probe import KINDS, STOCK, VALUE, Outcome, Runaway, Turns, answerable, kind_of, repeated_of, results_of
 
 if TYPE_CHECKING:
     import jsonschema
@@ -30,14 +31,14 @@ _FAILING = ("refuses", "crashes", "down", "unknown")
 UNJUDGED = "unjudged"  # the judge could not look: dispatch raised, or returned the wrong shape
 
 
-def _text(result: Any) -> str:
+def _text(result: object) -> str:
     content = result.get("content") if isinstance(result, dict) else result
     if isinstance(content, list):
         return " ".join(str(c.get("text", c)) if isinstance(c, dict) else str(c) for c in content)
     return content if isinstance(content, str) else json.dumps(content, default=str)
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
@@ -45,7 +46,7 @@ def _strings(value: Any) -> list[str]:
     return [s for v in value for s in _strings(v)] if isinstance(value, list) else []
 
 
-def _should_fail(block: dict[str, Any], result: Any) -> bool:
+def _should_fail(block: JSONObject, result: object) -> bool:
     return kind_of(block["name"]) in _FAILING or (isinstance(result, dict) and bool(result.get("is_error")))
 
 
@@ -145,13 +146,17 @@ def _schema() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(error_schema())
 
 
-def _contract_problem(result: dict[str, Any]) -> str | None:
+def _contract_problem(result: JSONObject) -> str | None:
     if result.get("is_error") is not True:
         return "it is not marked \"is_error\": True"
+    content = result.get("content")
+    not_a_body = f"its content {_text(result)[:60]!r} is not a contract body (build it with tool_error(...).block())"
+    if not isinstance(content, (str, bytes, bytearray)):
+        return not_a_body
     try:
-        body = json.loads(result.get("content"))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return f"its content {_text(result)[:60]!r} is not a contract body (build it with tool_error(...).block())"
+        body = json.loads(content)
+    except ValueError:
+        return not_a_body
     problem = next(iter(_schema().iter_errors(body)), None)
     if problem is not None:
         return f"its body breaks the error schema ({problem.message[:120]})"
@@ -169,9 +174,7 @@ def _contract(o: Outcome) -> str | None:
     if pairs is None:
         return UNJUDGED
     for t, block, result in pairs:
-        name, kind = block["name"], kind_of(block["name"])
-        if not isinstance(result, dict):
-            return f"the result for {name} is a {type(result).__name__}; each is a tool_result dict."
+        name, kind = block["name"], kind_of(block["name"])  # Outcome.pairs holds dict results only
         if kind in ("ok", "flaky") and not result.get("is_error"):
             want = VALUE if kind == "ok" else STOCK
             try:
@@ -260,7 +263,7 @@ def _expected_fires(turns: Turns) -> list[bool]:
 def _breaker(o: Outcome) -> str | None:
     if o.raised is not None or any(results_of(r) is None for r in o.returns):
         return UNJUDGED
-    fired = [r[1] is not None and r[1] is not False for r in o.returns]
+    fired = [(repeated := repeated_of(r)) is not None and repeated is not False for r in o.returns]
     for t, (got, want) in enumerate(zip(fired, _expected_fires(o.turns))):
         if want and not got:
             return (f"message {t + 1} repeats a failed call (same tool, same arguments, same error code) and your "

@@ -7,8 +7,6 @@ change in one or two sentences; hints come with `hint("03.1")`. An answer still 
 """
 from __future__ import annotations
 
-from typing import Any
-
 from dataclasses import replace
 
 from ._registry import BLANK, EXERCISES, PLACEHOLDER, Compare, Exercise, Feedback, Finding, exercise, is_blank
@@ -17,7 +15,7 @@ __all__ = ["BLANK", "EXERCISES", "PLACEHOLDER", "Compare", "Exercise", "Feedback
            "is_blank"]
 
 
-def check(key: str, answer: Any) -> Feedback:
+def check(key: str, answer: object) -> Feedback:
     """Check `answer` for exercise `key`; never raises."""
     _load()
     ex = EXERCISES.get(key)

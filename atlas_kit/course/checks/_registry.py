@@ -12,7 +12,8 @@ import inspect
 import textwrap
 from dataclasses import dataclass
 from html import escape
-from typing import Any, Callable, Literal
+from typing import Callable, Literal
+from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["BLANK", "EXERCISES", "KINDS", "LABELS", "PLACEHOLDER", "Compare", "Exercise", "Feedback", "Finding", "Kind",
            "exercise", "is_blank"]
@@ -35,7 +36,7 @@ class Finding:
     text: str
 
 
-Grader = Callable[[Any], "str | Finding | None"]  # None when right; a str is a structure finding
+Grader = Callable[[object], "str | Finding | None"]  # None when right; a str is a structure finding
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,9 @@ def exercise(key: str, title: str, *, right: str, hints: tuple[str, ...] = (), j
     """
     def register(grade: Grader) -> Grader:
         if key in EXERCISES:
-            raise ValueError(f"exercise {key!r} is registered twice; give each exercise its own NN.k key.")
+            raise AtlasKitValueError(f"exercise {key!r} is registered twice; give each exercise its own NN.k key.")
         if not judges or any(k not in KINDS for k in judges):
-            raise ValueError(f"exercise {key!r}: judges must name what the check decides, from {', '.join(KINDS)}.")
+            raise AtlasKitValueError(f"exercise {key!r}: judges must name what the check decides, from {', '.join(KINDS)}.")
         EXERCISES[key] = Exercise(title, grade, right, hints, tuple(judges), compare)
         return grade
     return register

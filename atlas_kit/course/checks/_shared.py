@@ -6,12 +6,14 @@ and grading live in its chNN module.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Mapping
 
 from ...agent import Bounds, Run, run_agent
 from ...atlas import World, atlas_session, build_tools, fail_first_call, style_named
-from ...dispatch.tool import CallContext, Tool
+from ...atlas.session import Session
+from ...dispatch.tool import CallContext, Handler, Tool
 from ...dispatch.dispatcher import Dispatcher
 from ...contract.errors import ToolError, ToolFailure
 from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
@@ -29,11 +31,10 @@ def _offline_run(ticket: str, *, tool: str | None = None, failure: ToolFailure |
     return run_agent(offline_client(seed=seed), session, model=OFFLINE_MODEL, source=STANDIN_SOURCE)
 
 
-def _error_shape(answer: Any) -> str | None:
-    if not isinstance(answer, ToolError):
-        return (f"The answer is a {type(answer).__name__}; build it with tool_error(tool_use_id, code, message, "
-                "next=...) from atlas_kit.errors, which returns a ToolError.")
-    return None
+def _not_a_tool_error(answer: object) -> str:
+    """What to say of an answer that should be a ToolError and is not."""
+    return (f"The answer is a {type(answer).__name__}; build it with tool_error(tool_use_id, code, message, "
+            "next=...) from atlas_kit.errors, which returns a ToolError.")
 
 
 # --- chapters 04-12: call a learner's handler, dispatch one call, run a session offline -----
@@ -43,14 +44,24 @@ def _ctx() -> CallContext:
     return CallContext("toolu_check", 1, None)
 
 
-def _attempt(handler: Callable[..., Any], args: JSONObject) -> tuple[str, Any]:
-    """Call a handler directly: ("ok", value), ("failure", ToolFailure) or ("crash", exception)."""
+@dataclass(frozen=True)
+class _Attempt:
+    """A handler called directly: what it returned, or the ToolFailure it raised (`failure`), or the exception it
+    crashed with (`crash`). At most one of failure and crash is set; with neither, `value` is what it returned."""
+
+    value: object = None
+    failure: ToolFailure | None = None
+    crash: Exception | None = None
+
+
+def _attempt(handler: Handler, args: JSONObject) -> _Attempt:
+    """Call a handler directly, as the dispatcher would, and say how it ended."""
     try:
-        return "ok", handler(dict(args), _ctx())
+        return _Attempt(value=handler(dict(args), _ctx()))
     except ToolFailure as failure:
-        return "failure", failure
+        return _Attempt(failure=failure)
     except Exception as exc:  # the learner's handler is allowed to be wrong; say how
-        return "crash", exc
+        return _Attempt(crash=exc)
 
 
 def _crashed(exc: Exception, what: str) -> str:
@@ -58,10 +69,12 @@ def _crashed(exc: Exception, what: str) -> str:
     return f"Your handler raised {type(exc).__name__} {what} ({said}); fix it so that it fails only by raising ToolFailure."
 
 
-def _body(block: Any) -> Any:
+def _body(block: Mapping[str, object]) -> object:
+    """A result block's content as JSON, or None when it is not JSON text."""
+    content = block.get("content")
     try:
-        return json.loads(block["content"])
-    except (TypeError, ValueError, KeyError):
+        return json.loads(content) if isinstance(content, (str, bytes, bytearray)) else None
+    except ValueError:
         return None
 
 
@@ -74,7 +87,7 @@ def _dispatch(tool: Tool, args: JSONObject, *, style: str = "contract") -> ToolR
     return Dispatcher([tool], style=style_named(style), run_id="check").dispatch([use]).results[0]
 
 
-def _run(session: Any, *, bounds: Bounds | None = None, profile: Profile | None = None) -> Any:
+def _run(session: Session, *, bounds: Bounds | None = None, profile: Profile | None = None) -> Run:
     return run_agent(offline_client(seed=0, profile=profile), session, model=OFFLINE_MODEL, bounds=bounds)
 
 

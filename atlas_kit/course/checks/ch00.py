@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
 
 from ...atlas import grade
 from ._registry import exercise
@@ -16,7 +15,7 @@ _REPORT_KEYS = ("stop_reason", "correct", "failed_tool", "error_code", "balance"
 
 
 @lru_cache(maxsize=1)
-def _t05_truth() -> dict[str, Any]:
+def _t05_truth() -> dict[str, str | bool]:
     run = _offline_run("T05")
     err = run.tool_errors[0]
     figure = re.search(r"\$[\d,]+\.\d\d", run.final_text)
@@ -38,7 +37,7 @@ _REPORT_WHERE = {
                  "source=choice.source), then print(run).",
                  "run.stop_reason, grade(run).correct and run.tool_errors[0] hold three of the five values; the "
                  "balance is in run.final_text."))
-def _grade_00_1(answer: Any) -> str | None:
+def _grade_00_1(answer: object) -> str | None:
     """Structure: the five values, each equal to T05's offline run at seed 0. No free text is read."""
     if not isinstance(answer, dict):
         return f"The answer is a {type(answer).__name__}; make it a dict with the keys {', '.join(_REPORT_KEYS)}."
@@ -78,7 +77,7 @@ _RULE_00_2 = {
 @exercise("00.2", "Predict which model answers", right="A cassette first, then a named model, and a live one only with a key.",
           hints=("Section 2 lists four rules in order; the first that applies decides.",
                  "Asking for a live model without a key never crashes and never calls the network: what answers instead?"))
-def _grade_00_2(answer: Any) -> str | None:
+def _grade_00_2(answer: object) -> str | None:
     """Structure: one mode per scenario, equal to what choose_model's rules give. No free text is read."""
     if not isinstance(answer, dict):
         return f"The answer is a {type(answer).__name__}; make it a dict from each scenario letter to 'offline', 'live' or 'replay'."

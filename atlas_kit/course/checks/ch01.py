@@ -5,16 +5,15 @@ count recovery by hand (01.2), compared with metrics.recovery.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from ...atlas import TOOL_NAMES, atlas_session
-from ...contract.errors import ErrorCode
+from ...contract.errors import ErrorCode, ToolError
 from ...experiments.sweep import run_experiment
 from ...experiments.metrics import groups, recovery
 from ...experiments.results import HARNESS_ERROR
 from ...types import Record
 from ._registry import BLANK, Compare, Finding, exercise
-from ._shared import _error_shape, atlas_names
+from ._shared import _not_a_tool_error, atlas_names
 from ._text import judge_failure
 
 
@@ -37,11 +36,11 @@ _NARROWS = ("region", "date_from", "date_to")  # the arguments that ask for less
                           "west) and call once per region.",
                           ("Does the message say the constraint (more rows than one query may scan)?",
                            "Does it say the fix (narrow the dates, or add a region), so a model that reads only the text can act?")))
-def _grade_01_1(answer: Any) -> str | Finding | None:
+def _grade_01_1(answer: object) -> str | Finding | None:
     """Structure: the code, next and its argument (one that narrows). Forbidden: internals, the dates or SKU sent.
     Contradiction: a success claimed, another tool named. Not judged: whether the words give the constraint and fix."""
-    if (shape := _error_shape(answer)) is not None:
-        return shape
+    if not isinstance(answer, ToolError):
+        return _not_a_tool_error(answer)
     if answer.code is not ErrorCode.INVALID_ARGUMENT:
         return (f"{answer.code.value} tells the model that calling query_warehouse again cannot succeed, yet the same "
                 "query works once it asks for less: use the code whose retryable is True.")
@@ -81,7 +80,7 @@ def _sweep_01_2() -> tuple[Record, ...]:
           right="Recovered and hit counts per style, exactly as metrics.recovery counts them.",
           hints=("Recovery's denominator is the episodes where a tool error reached the model (hit_error), not every episode.",
                  "Leave out records whose stop_reason is 'harness_error': the harness failed, not the model."))
-def _grade_01_2(answer: Any) -> str | None:
+def _grade_01_2(answer: object) -> str | None:
     """Structure: the counts per style, equal to metrics.recovery on a sweep plus two traps. No free text is read."""
     if not callable(answer):
         return f"The answer is a {type(answer).__name__}; pass the function itself, recovery_counts, not its result."

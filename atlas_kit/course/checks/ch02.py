@@ -3,8 +3,6 @@ not_found a next (02.2), graded on the branch and the tool it names and on what 
 """
 from __future__ import annotations
 
-from typing import Any
-
 from ...atlas import TOOL_NAMES
 from ...contract.errors import Branch, ErrorCode, Next, tool_error
 from ._registry import Compare, Finding, exercise
@@ -37,7 +35,7 @@ _ASK_02_1 = {
 @exercise("02.1", "Choose the branch", right="Each failure sorted by the move it calls for, not by what broke.",
           hints=("Ask of each failure: can the same call succeed unchanged, changed, through another tool, or not at all?",
                  "retry_unchanged is the harness's branch: only a failure that clears by itself, with nothing to change, takes it."))
-def _grade_02_1(answer: Any) -> str | None:
+def _grade_02_1(answer: object) -> str | None:
     """Structure: one Branch per failure, equal to the chapter's. No free text is read."""
     if not isinstance(answer, dict):
         return f"The answer is a {type(answer).__name__}; make it a dict from each failure's letter to a Branch."
@@ -75,7 +73,7 @@ _WHY_NOT_02_2 = {
                           "Call list_invoices with the customer's account_id and refund the paid invoice of that amount.",
                           ("Does say send the model to the invoices with what the ticket gives (the account, the amount)?",
                            "Does it say what to do with what it finds (refund the matching charge)?")))
-def _grade_02_2(answer: Any) -> str | Finding | None:
+def _grade_02_2(answer: object) -> str | Finding | None:
     """Structure: a Next the builder takes for not_found, the branch and the tool. Forbidden: say repeating the id.
     Contradiction: a success claimed, the same call invited again, another tool named. Not judged: say's plan."""
     if not isinstance(answer, Next):

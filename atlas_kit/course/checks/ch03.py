@@ -4,12 +4,11 @@ the article's rate-limit error (03.2), both graded on their fields and on what t
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ...atlas import TOOL_NAMES
-from ...contract.errors import Branch, ErrorCode
+from ...contract.errors import Branch, ErrorCode, ToolError
 from ._registry import Compare, Finding, exercise
-from ._shared import _error_shape, atlas_names
+from ._shared import _not_a_tool_error, atlas_names
 from ._text import judge_failure
 
 
@@ -38,11 +37,11 @@ _INTERNAL_03_1 = re.compile(r"\bREFUND_WINDOW\w*|\bpaid_at\b")  # the rule's con
                           ("Does the message or say name the rule in the customer's terms (how long after payment a "
                            "refund is possible)?",
                            "Could the model pass it on as it is, with no constant, field name or date format to translate?")))
-def _grade_03_1(answer: Any) -> str | Finding | None:
+def _grade_03_1(answer: object) -> str | Finding | None:
     """Structure: the code, stop, a detail. Forbidden: internals (the constant, the field). Contradiction: a retry
     invited, a success claimed, another tool named. Not judged: whether the words give the reason."""
-    if (shape := _error_shape(answer)) is not None:
-        return shape
+    if not isinstance(answer, ToolError):
+        return _not_a_tool_error(answer)
     if answer.code is not ErrorCode.LIMIT_EXCEEDED:
         return f"Code {answer.code.value} does not fit: {_CODE_03_1[answer.code.value]}. Pick the code for a policy ceiling."
     if answer.next is None:
@@ -77,11 +76,11 @@ ARTICLE_03_2 = {"code": "rate_limited", "message": "Rate limited, retry after 40
                           ("Read alone, does the message give an action (stop, tell the customer), not only a diagnosis?",
                            "Would a model that never reads next still stop, without waiting or calling again?")),
           judges=("structure", "forbidden", "contradiction"))
-def _grade_03_2(answer: Any) -> str | Finding | None:
+def _grade_03_2(answer: object) -> str | Finding | None:
     """Structure: the converted code and stop, a new message. Forbidden: internals, blame. Contradiction: a wait or
     retry invited, a success claimed, another tool named. Not judged: whether the words alone say what to do."""
-    if (shape := _error_shape(answer)) is not None:
-        return shape
+    if not isinstance(answer, ToolError):
+        return _not_a_tool_error(answer)
     if answer.code is not ErrorCode.UPSTREAM_UNAVAILABLE:
         return (f"Code {answer.code.value} is not what from_article gives a rate limit that reached the model; the "
                 "harness's retries are spent, so keep the converted code.")

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from ...atlas import TENANTS, TOOL_NAMES, World, money
-from ...dispatch.tool import Tool
+from ...dispatch.tool import Handler, Tool
 from ...contract.errors import ErrorCode, tool_error
 from ._registry import Compare, Finding, exercise
 from ._shared import _attempt, _body, _crashed, _dispatch, atlas_names
@@ -36,31 +35,50 @@ _PRODUCT_SCHEMA = {
                           "No product matches sku. Ask the customer to check the SKU; do not guess others.",
                           ("Does the message say what to do (ask the customer to check the SKU)?",
                            "Does it close off guessing, so a model does not try neighbouring SKUs?")))
-def _get_product(handler: Any) -> str | Finding | None:
+def _get_product(handler: object) -> str | Finding | None:
     """Structure: results, the not_found with stop, sku named in the message, the dispatcher's block. Forbidden: the
     SKU sent, internals, blame. Contradiction: another attempt invited, a success claimed, another tool named.
     Not judged: whether the words say what to do."""
     if not callable(handler):
         return "Pass your handler function get_product itself (a function of args and ctx), not its result."
+    found = _finds_products(handler) or _refuses_unknown(handler)
+    if found is not None:
+        return found
+    block = _dispatch(Tool("get_product", "Look up one product in Atlas's catalogue by its SKU.", _PRODUCT_SCHEMA,
+                           handler), {"sku": "SKU-9999"})
+    body = _body(block)
+    if not block.get("is_error") or not isinstance(body, dict) or body.get("error") != "not_found":
+        return "Through the dispatcher an unknown SKU did not come back as a not_found error block; run it yourself and look."
+    return None
+
+
+def _finds_products(handler: Handler) -> str | None:
+    """Two SKUs in the catalogue come back as results with the product's name and unit price."""
     products = World(0).products
     for sku in ("SKU-2041", "SKU-3300"):
-        kind, value = _attempt(handler, {"sku": sku})
-        if kind == "crash":
-            return _crashed(value, f"for {sku}, which is in the catalogue")
-        if kind == "failure":
-            return f"A call for {sku}, which is in the catalogue, failed with {value.code.value}; return the product as a dict."
-        text = json.dumps(value, default=str) if not isinstance(value, str) else value
+        got = _attempt(handler, {"sku": sku})
+        if got.crash is not None:
+            return _crashed(got.crash, f"for {sku}, which is in the catalogue")
+        if got.failure is not None:
+            return f"A call for {sku}, which is in the catalogue, failed with {got.failure.code.value}; return the product as a dict."
+        text = json.dumps(got.value, default=str) if not isinstance(got.value, str) else got.value
         want = products[sku]
         if want.name not in text or money(want.unit_cents) not in text:
             return (f"The result for {sku} should carry the product's name and its unit price written as Atlas writes "
                     f"money (money(unit_cents) gives {money(want.unit_cents)}).")
+    return None
+
+
+def _refuses_unknown(handler: Handler) -> str | Finding | None:
+    """Two well-formed SKUs not in the catalogue fail as not_found with stop, in words that name sku, echo nothing."""
     for sku in ("SKU-9999", "SKU-0000"):
-        kind, value = _attempt(handler, {"sku": sku})
-        if kind == "crash":
-            return _crashed(value, f"for {sku}, an SKU not in the catalogue")
-        if kind == "ok":
+        got = _attempt(handler, {"sku": sku})
+        if got.crash is not None:
+            return _crashed(got.crash, f"for {sku}, an SKU not in the catalogue")
+        if got.failure is None:
             return (f"For {sku}, which is not in the catalogue, your handler returned a result; raise "
                     "ToolFailure(\"not_found\", ...) so the model reads an error it can act on.")
+        value = got.failure
         if value.code is not ErrorCode.NOT_FOUND:
             return f"An SKU that is well formed but not in the catalogue is not_found, not {value.code.value}."
         if value.next is None or value.next.branch.value != "stop":
@@ -75,11 +93,6 @@ def _get_product(handler: Any) -> str | Finding | None:
                               tools=(*TOOL_NAMES, "get_product"), failed="get_product", names=atlas_names())
         if found is not None:
             return found
-    block = _dispatch(Tool("get_product", "Look up one product in Atlas's catalogue by its SKU.", _PRODUCT_SCHEMA,
-                           handler), {"sku": "SKU-9999"})
-    body = _body(block)
-    if not block.get("is_error") or not isinstance(body, dict) or body.get("error") != "not_found":
-        return "Through the dispatcher an unknown SKU did not come back as a not_found error block; run it yourself and look."
     return None
 
 
@@ -96,7 +109,7 @@ def _get_product(handler: Any) -> str | Finding | None:
                           "account ids; tell the customer you can only help with their own accounts.",
                           ("Does it say why (the account is not this customer's), without whose it is?",
                            "Does it forbid the move that turns a refusal into enumeration: trying other account ids?")))
-def _permission(message: Any) -> str | Finding | None:
+def _permission(message: object) -> str | Finding | None:
     """Structure: a str the builder accepts for not_permitted. Forbidden: the owner's name or the account id, blame.
     Contradiction: another attempt invited (not_permitted is not retryable), a success claimed, another tool named.
     Not judged: the reason and the prohibition."""

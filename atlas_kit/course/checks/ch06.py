@@ -4,17 +4,17 @@ stop T21's loop on the cost cap yet spare the contract runs that need three call
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ...agent import Bounds
 from ...atlas import atlas_session, grade
+from ...types import JSONObject
 from ._registry import exercise
 from ._shared import _run
 
 
 _Q = "query_warehouse"
 _DEC = {"sku": "SKU-3300", "date_from": "2024-12-01", "date_to": "2024-12-31", "region": "east"}
-_LOOP_CASES: tuple[tuple[str, list[tuple[str, Any, str]], int | None, str], ...] = (
+_LOOP_CASES: tuple[tuple[str, list[tuple[str, JSONObject, str]], int | None, str], ...] = (
     ("no failures", [], None, "An empty history has nothing to repeat; return None."),
     ("the same failure twice", [(_Q, _DEC, "upstream_unavailable")] * 2, 1,
      "The second identical (tool, arguments, code) is where the breaker acts: return its index."),
@@ -52,7 +52,7 @@ _LOOP_CASES: tuple[tuple[str, list[tuple[str, Any, str]], int | None, str], ...]
           hints=("Walk the failures in order, keeping a set of the triples seen so far.",
                  "Make each triple hashable and order-proof: (tool, json.dumps(args, sort_keys=True), code).",
                  "Return the index i of the first triple already in the set; return None after the loop."))
-def _loop_guard(guard: Any) -> str | None:
+def _loop_guard(guard: object) -> str | None:
     """Structure: the index the breaker acts at, on ten histories and T21's. No free text is read."""
     if not callable(guard):
         return "Pass your function first_repeat itself: it takes a list of (tool, args, code) and returns an index or None."
@@ -71,7 +71,7 @@ def _loop_guard(guard: Any) -> str | None:
     return None
 
 
-def _t21_history() -> list[tuple[str, Any, str]]:
+def _t21_history() -> list[tuple[str, object, str]]:
     run = _run(atlas_session("T21", style="generic", seed=0, break_loops=False), bounds=Bounds(max_steps=4))
     calls = {e["tool_use_id"]: e for e in run.trace.of_kind("call")}
     return [(e["tool"], json.loads(calls[e["tool_use_id"]]["args"]), e["code"]) for e in run.tool_errors]
@@ -85,7 +85,7 @@ def _t21_history() -> list[tuple[str, Any, str]]:
                  "The agent loop checks the cap after each call that used a tool: the cap must be above what the "
                  "contract runs have spent after their second call, and at most what the loop has spent after its third.",
                  "max_steps must leave room for three calls; the default (12) does."))
-def _bounds(bounds: Any) -> str | None:
+def _bounds(bounds: object) -> str | None:
     """Structure: the outcomes of T21 (cost_limit within three calls), T04 and T19 under the bounds. No free text is read."""
     if not isinstance(bounds, Bounds):
         return "Your answer should be a Bounds(...) object, for example Bounds(max_cost_usd=...)."

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from typing import Callable
 
 from ...atlas import TOOL_NAMES, FaultSchedule, World, atlas_session, build_tools, grade
 from ...atlas.styles import CASES
@@ -14,7 +14,7 @@ from ...dispatch.dispatcher import Dispatcher
 from ...dispatch.styles import Failure
 from ...dispatch.transient import RetryPolicy
 from ...models.transport import estimate_tokens
-from ...types import result_text
+from ...types import JSONObject, result_text
 from ._registry import Compare, Finding, exercise
 from ._shared import _body, _run, _use
 from ._text import blames, claims_success, internals
@@ -40,7 +40,7 @@ _ALL_CASES = ("malformed account id", "amount of the wrong type", "unknown accou
               "rate limited for too long", "refund service outage")
 
 
-def _style_block(style: Callable[[Failure], Any], failure: Failure, case: str) -> tuple[str | None, str | None]:
+def _style_block(style: Callable[[Failure], object], failure: Failure, case: str) -> tuple[str | None, str | None]:
     try:
         block = style(failure)
     except Exception as exc:
@@ -63,7 +63,7 @@ def _style_block(style: Callable[[Failure], Any], failure: Failure, case: str) -
                  "Return {\"type\": \"tool_result\", \"tool_use_id\": failure.error.tool_use_id, \"is_error\": True, "
                  "\"content\": <your JSON>}."),
           judges=("structure", "forbidden"))
-def _lean(style: Any) -> str | Finding | None:
+def _lean(style: object) -> str | Finding | None:
     """Structure: a block per failure that selects the contract's branch, keeps code and message, costs a tenth less;
     five tickets still correct. Forbidden: the library's raw text. No other free text is read."""
     if not callable(style):
@@ -108,7 +108,7 @@ def _selects(text: str) -> tuple[str, str | None, str | None] | None:
         return None
     if not isinstance(body, dict) or "error" not in body or not isinstance(body.get("retryable"), bool):
         return None
-    nxt: dict[str, Any] = body["next"] if isinstance(body.get("next"), dict) else {}
+    nxt: JSONObject = body["next"] if isinstance(body.get("next"), dict) else {}
     branch = nxt.get("branch") or ("retry_changed" if body["retryable"] else "stop")  # no next: retryable decides
     return str(branch), nxt.get("tool"), nxt.get("argument")
 
@@ -141,7 +141,7 @@ _JARGON = re.compile(r"\btraceback\b|\bstack\s*trace\b|\bhttps?\b|\bsql\b|[{}<>]
                           "That goes beyond a limit I can approve myself, so it needs a colleague or cannot be done.",
                           ("Does each sentence tell the customer what happened to their request, in their words?",
                            "Does it say what happens next (a colleague, a number to check, a later try)?")))
-def _audiences(split: Any) -> str | Finding | None:
+def _audiences(split: object) -> str | Finding | None:
     """Structure: the three texts, the trace's detail, the contract body, the length, different words per code.
     Forbidden: names, internals or jargon in the customer's text, blame. Contradiction: a success claimed to the
     customer after a failure. Not judged: whether the words are plain and specific."""
@@ -156,34 +156,47 @@ def _audiences(split: Any) -> str | Finding | None:
         if not isinstance(texts, dict) or not all(isinstance(texts.get(k), str) for k in ("trace", "model", "customer")):
             return "Return a dict with three str values under the keys \"trace\", \"model\" and \"customer\"."
         trace, model, customer = texts["trace"], texts["model"], texts["customer"]
-        if failure.raw not in trace or (failure.error.detail and failure.error.detail not in trace):
-            return (f"The trace text for '{case}' drops what an engineer needs: keep the raw text and the error's "
-                    "detail in it.")
-        body = _body({"content": model})
-        if not isinstance(body, dict) or body.get("error") != failure.error.code.value or "retryable" not in body:
-            return (f"The model's text for '{case}' should be the contract body (JSON with error, message, retryable "
-                    "and next), the one thing the model can act on reliably.")
-        if failure.raw in model or (failure.error.detail and failure.error.detail in model):
-            return f"The model's text for '{case}' carries the trace's detail; that belongs to the engineer."
-        words = customer.strip()
-        if not words:
-            return f"The customer's text for '{case}' is empty; they need to hear what happened."
-        named = [t for t in TOOL_NAMES if t in words]
-        inside = named[0] if named else internals(words) or (m.group(0) if (m := _JARGON.search(words)) else None)
-        if inside:
-            return Finding("forbidden", f"the customer's text for '{case}' contains '{inside}', which is the system "
-                                        "talking, not a person; use plain words.")
-        if (fault := blames(words)) is not None:
-            return Finding("forbidden", f"the customer's text for '{case}' blames them ({fault!r}); say what to check, "
-                                        "not whose fault it is.")
-        if (done := claims_success(words)) is not None:
-            return Finding("contradiction", f"the customer's text for '{case}' says {done!r}, but the call failed "
-                                            f"({failure.error.code.value}): never tell a customer it was done.")
-        sentences = [s for s in re.split(r"(?<=[.!?])\s+", words) if s]
-        if len(sentences) > 2 or len(words) > 240:
-            return f"The customer's text for '{case}' is long; one or two short sentences are enough."
-        said.setdefault(failure.error.code.value, set()).add(words)
+        problem = _three_texts(case, failure, trace, model) or _customer(case, failure, customer)
+        if problem is not None:
+            return problem
+        said.setdefault(failure.error.code.value, set()).add(customer.strip())
     if len({w for ws in said.values() for w in ws}) < len(said):
         return ("Your customer text is the same for different kinds of failure; a refund that needs approval and "
                 "an account that is not theirs need different words.")
+    return None
+
+
+def _three_texts(case: str, failure: Failure, trace: str, model: str) -> str | None:
+    """The trace keeps the raw text and the detail; the model reads the contract body and neither of them."""
+    if failure.raw not in trace or (failure.error.detail and failure.error.detail not in trace):
+        return (f"The trace text for '{case}' drops what an engineer needs: keep the raw text and the error's "
+                "detail in it.")
+    body = _body({"content": model})
+    if not isinstance(body, dict) or body.get("error") != failure.error.code.value or "retryable" not in body:
+        return (f"The model's text for '{case}' should be the contract body (JSON with error, message, retryable "
+                "and next), the one thing the model can act on reliably.")
+    if failure.raw in model or (failure.error.detail and failure.error.detail in model):
+        return f"The model's text for '{case}' carries the trace's detail; that belongs to the engineer."
+    return None
+
+
+def _customer(case: str, failure: Failure, customer: str) -> str | Finding | None:
+    """The customer's words: present, plain, no blame, no success claimed, one or two short sentences."""
+    words = customer.strip()
+    if not words:
+        return f"The customer's text for '{case}' is empty; they need to hear what happened."
+    named = [t for t in TOOL_NAMES if t in words]
+    inside = named[0] if named else internals(words) or (m.group(0) if (m := _JARGON.search(words)) else None)
+    if inside:
+        return Finding("forbidden", f"the customer's text for '{case}' contains '{inside}', which is the system "
+                                    "talking, not a person; use plain words.")
+    if (fault := blames(words)) is not None:
+        return Finding("forbidden", f"the customer's text for '{case}' blames them ({fault!r}); say what to check, "
+                                    "not whose fault it is.")
+    if (done := claims_success(words)) is not None:
+        return Finding("contradiction", f"the customer's text for '{case}' says {done!r}, but the call failed "
+                                        f"({failure.error.code.value}): never tell a customer it was done.")
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", words) if s]
+    if len(sentences) > 2 or len(words) > 240:
+        return f"The customer's text for '{case}' is long; one or two short sentences are enough."
     return None

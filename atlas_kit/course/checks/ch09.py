@@ -4,12 +4,13 @@ quota (09.2), both run through the real Dispatcher and its RetryPolicy.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Callable
 
 from ...atlas import Fault, FaultSchedule
 from ...dispatch.dispatcher import Dispatcher
 from ...dispatch.transient import RetryPolicy, Transient
 from ...dispatch.tool import CallContext, Tool
+from ...types import JSONObject
 from ._registry import BLANK, exercise
 from ._shared import _use
 
@@ -24,7 +25,13 @@ _CREDIT_SCHEMA = {
 _CREDIT_ARGS = {"account_id": "ACC-4471", "amount_cents": 2500}
 
 
-def _credit_dispatcher(handler: Any, ledger: dict[str, Any], faults: list[Fault]) -> Dispatcher:
+Ledger = dict[str, object]
+"""What apply_credit keeps: ledger["credits"] (a list) and ledger["replies"] (idempotency key -> reply)."""
+CreditHandler = Callable[[Ledger, JSONObject, CallContext], object]
+"""The learner's apply_credit(ledger, args, ctx)."""
+
+
+def _credit_dispatcher(handler: CreditHandler, ledger: Ledger, faults: list[Fault]) -> Dispatcher:
     tool = Tool("apply_credit", "Put a store credit on one of the customer's accounts, in whole cents.", _CREDIT_SCHEMA,
                 lambda args, ctx: handler(ledger, args, ctx), side_effect=True)
     return Dispatcher(FaultSchedule(faults).wrap([tool]), retry=RetryPolicy(sleep=lambda s: None), run_id="check")
@@ -37,11 +44,11 @@ def _credit_dispatcher(handler: Any, ledger: dict[str, Any], faults: list[Fault]
                  "stored result as it is.",
                  "Do not compare arguments: the key comes from the tool_use id, so a harness retry shares it and a "
                  "model's new call does not."))
-def _check_idempotent(handler: Any) -> str | None:
+def _check_idempotent(handler: object) -> str | None:
     """Structure: one credit per tool_use however many attempts, the first reply returned again. No free text is read."""
     if not callable(handler):
         return "Pass the function apply_credit itself (no parentheses), so the check can call it as its handler."
-    ledger: dict[str, Any] = {"credits": [], "replies": {}}
+    ledger: Ledger = {"credits": [], "replies": {}}
     d = _credit_dispatcher(handler, ledger, [Fault("apply_credit", "timeout", after_effect=True)])
     first = d.dispatch([_use("toolu_a", "apply_credit", _CREDIT_ARGS)]).results[0]
     if first.get("is_error"):
@@ -70,14 +77,14 @@ def _check_idempotent(handler: Any) -> str | None:
     return None
 
 
-def _probe(policy: RetryPolicy, raises: Any, *, fail_first: int) -> tuple[bool, list[float], int]:
+def _probe(policy: RetryPolicy, raises: Callable[[], Exception], *, fail_first: int) -> tuple[bool, list[float], int]:
     """Run one call whose first `fail_first` attempts raise `raises()`; (succeeded, waits, attempts made)."""
     waits: list[float] = []
     calls = [0]
     mine = copy.copy(policy)
     mine.sleep = waits.append
 
-    def handler(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    def handler(args: JSONObject, ctx: CallContext) -> JSONObject:
         calls[0] += 1
         if calls[0] <= fail_first:
             raise raises()
@@ -93,7 +100,7 @@ def _probe(policy: RetryPolicy, raises: Any, *, fail_first: int) -> tuple[bool, 
           hints=("max_delay does two jobs: it is the longest Retry-After the policy honours, and the cap on each wait.",
                  "The worst case is every attempt but the last followed by a wait of max_delay: (attempts - 1) * max_delay.",
                  "Requirements (1) and (4) together fix max_delay; (3) and (4) then fix attempts."))
-def _check_policy(policy: Any) -> str | None:
+def _check_policy(policy: object) -> str | None:
     """Structure: the waits and attempts of the policy on five upstream behaviours. No free text is read."""
     if not isinstance(policy, RetryPolicy):
         return f"Your answer is a {type(policy).__name__}; build a RetryPolicy(attempts=..., max_delay=...) instead."

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Mapping
-
+from typing import Mapping
 
 from ...atlas import Fault, atlas_session, catalogue, play
 from ...contract.errors import tool_error
-from ...types import TraceEvent
+from ...types import JSONObject, TraceEvent
 from ._registry import BLANK, exercise, is_blank
 
 __all__ = ["BROKEN_10"]
@@ -34,7 +33,7 @@ def _observe(faults: list[Fault]) -> tuple[tuple[str, str | None] | None, int, l
                  "outlasts it and reaches the model as upstream_unavailable.",
                  "A refusal (not_permitted, not_found, invalid_argument, limit_exceeded) reaches the model however "
                  "often it fires, and nothing is applied."))
-def _check_induced(answer: Any) -> str | None:
+def _check_induced(answer: object) -> str | None:
     """Structure: each scenario's faults, and the predictions against the run. No free text is read."""
     if not isinstance(answer, dict):
         return "Your answer should be the dict scenarios: name -> (faults, what the model reads, changes applied)."
@@ -44,43 +43,50 @@ def _check_induced(answer: Any) -> str | None:
     if missing:
         return f"The dict needs the three scenarios {', '.join(_SCENARIOS)}; {', '.join(missing)} is missing."
     for name in _SCENARIOS:
-        value = answer[name]
-        if is_blank(value):
-            return f"Scenario {name!r} is not answered yet: replace its ... with (faults, reads, changes)."
-        if not isinstance(value, tuple) or len(value) != 3:
-            return f"Scenario {name!r} should be a tuple of three: (list of Fault, (code, branch) or None, changes applied)."
-        faults, reads, changes = value
-        if not isinstance(faults, (list, tuple)) or not faults or not all(isinstance(f, Fault) for f in faults):
-            return f"Scenario {name!r}: the first item should be a non-empty list of Fault objects (Fault(...), always(...))."
-        if any(f.tool != "update_order" for f in faults):
-            return f"Scenario {name!r}: T17's only call is update_order, so fault that tool; a fault on another never fires."
-        if reads is not None and (not isinstance(reads, (tuple, list)) or len(reads) != 2):
-            return f"Scenario {name!r}: what the model reads is a (code, branch) tuple of strings, or None for no error."
-        reads = None if reads is None else tuple(reads)
-        observed, applied, events = _observe(list(faults))
-        transients = [e for e in events if e["kind"] == "transient"]
-        answered = [e for e in events if e["kind"] == "result" and e["tool"] == "update_order"]
-        if name == "lost_reply" and not (transients and answered and any(f.after_effect for f in faults)):
-            return ("Scenario 'lost_reply' should apply the change, lose the reply, and then let the harness's retry "
-                    "through: use a transient fault that runs the handler first and fires once.")
-        if name == "down" and (not transients or answered or any(f.after_effect for f in faults)):
-            return ("Scenario 'down' should fail on every harness attempt, before anything is applied; yours let an "
-                    "attempt through or applied the change.")
-        if name == "quota" and (transients or not any(f.kind == "limit_exceeded" for f in faults)):
-            return "Scenario 'quota' is a policy refusal (a daily limit), not a transient: pick the fault kind for a limit."
-        if reads != observed:
-            said = "no error" if reads is None else "/".join(map(str, reads))
-            return (f"Scenario {name!r}: you predicted the model reads {said}, and the run disagrees. Play T17 with your "
-                    "faults and read the trace's transient and error events.")
-        if changes != applied:
-            return (f"Scenario {name!r}: you predicted {changes!r} order change(s) applied, and the run disagrees; "
-                    "count session.world.order_changes after play().")
+        problem = _scenario(name, answer[name])
+        if problem is not None:
+            return problem
     return None
 
 
-def _block(content: Any, **extra: Any) -> dict[str, Any]:
+def _scenario(name: str, value: object) -> str | None:
+    """One scenario: its shape, the faults it induces, and its two predictions against the run."""
+    if is_blank(value):
+        return f"Scenario {name!r} is not answered yet: replace its ... with (faults, reads, changes)."
+    if not isinstance(value, tuple) or len(value) != 3:
+        return f"Scenario {name!r} should be a tuple of three: (list of Fault, (code, branch) or None, changes applied)."
+    faults, reads, changes = value
+    if not isinstance(faults, (list, tuple)) or not faults or not all(isinstance(f, Fault) for f in faults):
+        return f"Scenario {name!r}: the first item should be a non-empty list of Fault objects (Fault(...), always(...))."
+    if any(f.tool != "update_order" for f in faults):
+        return f"Scenario {name!r}: T17's only call is update_order, so fault that tool; a fault on another never fires."
+    if reads is not None and (not isinstance(reads, (tuple, list)) or len(reads) != 2):
+        return f"Scenario {name!r}: what the model reads is a (code, branch) tuple of strings, or None for no error."
+    reads = None if reads is None else tuple(reads)
+    observed, applied, events = _observe(list(faults))
+    transients = [e for e in events if e["kind"] == "transient"]
+    answered = [e for e in events if e["kind"] == "result" and e["tool"] == "update_order"]
+    if name == "lost_reply" and not (transients and answered and any(f.after_effect for f in faults)):
+        return ("Scenario 'lost_reply' should apply the change, lose the reply, and then let the harness's retry "
+                "through: use a transient fault that runs the handler first and fires once.")
+    if name == "down" and (not transients or answered or any(f.after_effect for f in faults)):
+        return ("Scenario 'down' should fail on every harness attempt, before anything is applied; yours let an "
+                "attempt through or applied the change.")
+    if name == "quota" and (transients or not any(f.kind == "limit_exceeded" for f in faults)):
+        return "Scenario 'quota' is a policy refusal (a daily limit), not a transient: pick the fault kind for a limit."
+    if reads != observed:
+        said = "no error" if reads is None else "/".join(map(str, reads))
+        return (f"Scenario {name!r}: you predicted the model reads {said}, and the run disagrees. Play T17 with your "
+                "faults and read the trace's transient and error events.")
+    if changes != applied:
+        return (f"Scenario {name!r}: you predicted {changes!r} order change(s) applied, and the run disagrees; "
+                "count session.world.order_changes after play().")
+    return None
+
+
+def _block(content: object) -> JSONObject:
     text = content if isinstance(content, str) else json.dumps(content)
-    return {"type": "tool_result", "tool_use_id": "toolu_c", "is_error": True, "content": text, **extra}
+    return {"type": "tool_result", "tool_use_id": "toolu_c", "is_error": True, "content": text}
 
 
 def _good_blocks() -> list[tuple[str, Mapping[str, object]]]:
@@ -127,7 +133,7 @@ BROKEN_10 = (
                  "broken block fails the test instead of crashing it.",
                  "jsonschema.Draft202012Validator(error_schema()).validate(body) raises ValidationError on the shape; "
                  "then assert next['branch'] in {b.value for b in ALLOWED_BRANCHES[ErrorCode(body['error'])]}."))
-def _check_contract_test(test: Any) -> str | None:
+def _check_contract_test(test: object) -> str | None:
     """Structure: the test passes every good block and fails each of BROKEN_10 by an assertion. No free text is read."""
     if not callable(test):
         return "Pass your test function itself (no parentheses), so the check can call it on each block."

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any, cast
+from typing import cast
 
 from ...atlas import TICKETS
-from ...experiments.metrics import Z95, paired_recovery, recovery, success
-from ...types import Record
+from ...experiments.metrics import Z95, Paired, paired_recovery, recovery, success
+from ...types import JSONObject, Record
 from ._registry import BLANK, exercise, is_blank
 
 __all__ = ["FAULT_TICKETS"]
@@ -18,7 +18,7 @@ __all__ = ["FAULT_TICKETS"]
 def _episodes(counts: tuple[int, int, int, int]) -> list[Record]:
     """Episode records from counts: (hit & correct, hit & wrong, clean & correct, clean & wrong); only the
     fields recovery reads."""
-    out: list[dict[str, Any]] = []
+    out: list[JSONObject] = []
     for n, (hit, correct) in zip(counts, ((True, True), (True, False), (False, True), (False, False))):
         out += [{"ticket": f"T{len(out) + 1:02d}", "style": "raw", "hit_error": hit, "correct": correct,
                  "stop_reason": "finished"} for _ in range(n)]
@@ -33,7 +33,7 @@ _SETS_11 = ((6, 3, 4, 1), (7, 3, 0, 0), (0, 5, 3, 0), (5, 0, 2, 2), (70, 30, 12,
           hints=("Recovery counts only episodes whose hit_error is true: k = correct among them, n = how many there are.",
                  "Wilson: centre = (p + z²/2n) / (1 + z²/n), half = z·sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n), z = Z95.",
                  "Return the three numbers as fractions between 0 and 1: (k / n, centre - half, centre + half)."))
-def _check_recovery(fn: Any) -> str | None:
+def _check_recovery(fn: object) -> str | None:
     """Structure: the rate and the Wilson interval, equal to metrics.recovery on five sets. No free text is read."""
     if not callable(fn):
         return "Pass the function recovery_by_hand itself (no parentheses), so the check can try it on other episodes."
@@ -68,7 +68,7 @@ def _check_recovery(fn: Any) -> str | None:
 FAULT_TICKETS = tuple(t for t, tk in TICKETS.items() if tk.faults)
 
 
-def _spot_check(records: list[dict[str, Any]]) -> bool:
+def _spot_check(records: list[JSONObject]) -> bool:
     """Re-run a few offline episodes and compare: the records must be the sweep's own."""
     from ...experiments.episodes import Episode, profile_named
     from ...experiments.running import run_episode
@@ -85,7 +85,7 @@ def _spot_check(records: list[dict[str, Any]]) -> bool:
     return True
 
 
-def _tickets(value: Any) -> set[str] | None:
+def _tickets(value: object) -> set[str] | None:
     if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)):
         return None
     return {str(v) for v in value}
@@ -98,7 +98,7 @@ def _tickets(value: Any) -> set[str] | None:
                  "paired_recovery([r for r in records if r['style'] == 'raw']) gives, per ticket, .with_faults and "
                  ".without, each with .successes and .n.",
                  "hurt: with_faults.rate < without.rate. fails_without_faults: without.successes < without.n."))
-def _check_sweep(answer: Any) -> str | None:
+def _check_sweep(answer: object) -> str | None:
     """Structure: a paired sweep, re-run in part, and the two readings equal to its records. No free text is read."""
     if not isinstance(answer, dict):
         return "Return a dict with the keys records, hurt and fails_without_faults."
@@ -111,6 +111,16 @@ def _check_sweep(answer: Any) -> str | None:
     raw = [r for r in records if r.get("style") == "raw"]
     if not raw:
         return "Your sweep has no raw-style episodes; the question is about the raw style."
+    problem = _paired(raw)
+    if problem is not None:
+        return problem
+    if not _spot_check(raw):
+        return "Your records do not match a fresh run of the same episodes; pass the records run_experiment returned, unedited."
+    return _readings(answer, paired_recovery(raw))
+
+
+def _paired(raw: list[JSONObject]) -> str | None:
+    """Every ticket with faults run in both arms, at least three trials each."""
     arms = {(r["ticket"], bool(r["faults"])) for r in raw}
     lacking = [t for t in FAULT_TICKETS if (t, True) not in arms or (t, False) not in arms]
     if lacking:
@@ -121,9 +131,11 @@ def _check_sweep(answer: Any) -> str | None:
         cells[(r["ticket"], bool(r["faults"]))] = cells.get((r["ticket"], bool(r["faults"])), 0) + 1
     if min(cells.values()) < 3:
         return f"Some ticket and arm has only {min(cells.values())} trial(s); run at least 3 trials of each."
-    if not _spot_check(raw):
-        return "Your records do not match a fresh run of the same episodes; pass the records run_experiment returned, unedited."
-    paired = paired_recovery(raw)
+    return None
+
+
+def _readings(answer: dict[object, object], paired: dict[str, Paired]) -> str | None:
+    """The two readings, hurt and fails_without_faults, equal to the records' own."""
     want_hurt = {t for t, p in paired.items() if p.with_faults.rate < p.without.rate}
     want_fails = {t for t, p in paired.items() if p.without.successes < p.without.n}
     for key, want, meaning in (("hurt", want_hurt, "fewer correct runs with faults on than off"),

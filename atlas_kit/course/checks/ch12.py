@@ -4,7 +4,6 @@ with unambiguous arguments (12.2), run on a World with one 73-order account.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ...atlas import World, money
 from ...atlas.data import Account, Order
@@ -12,12 +11,12 @@ from ...dispatch.dispatcher import Dispatcher
 from ...dispatch.transient import RetryPolicy
 from ...dispatch.tool import Tool
 from ...models.transport import estimate_tokens
-from ...types import result_text
+from ...types import JSONObject, result_text
 from ._registry import BLANK, exercise, is_blank
 from ._shared import _use
 
 
-def _tokens(rows: Any) -> int:
+def _tokens(rows: object) -> int:
     return estimate_tokens(json.dumps(rows, separators=(",", ":"), default=str))
 
 
@@ -26,7 +25,7 @@ def _tokens(rows: Any) -> int:
           hints=("Concise: invoice_id, status and amount as the dollar text (atlas.money(amount_cents)); nothing else.",
                  "Detailed: everything concise has, plus amount_cents, issued, due, paid_on and payment_id.",
                  "Measure as the check does: estimate_tokens(json.dumps(rows, separators=(',', ':')))."))
-def _check_formats(fn: Any) -> str | None:
+def _check_formats(fn: object) -> str | None:
     """Structure: the rows' fields and the tokens each format costs. No free text is read."""
     if not callable(fn):
         return "Pass the function invoice_rows itself (no parentheses), so the check can call it on other accounts."
@@ -83,8 +82,8 @@ class _BigWorld(World):
         return list(self._big.values()) if account_id == _BIG else super().orders_of(account_id)
 
 
-def _call(d: Dispatcher, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """(result body, error body) of one call: exactly one is None."""
+def _call(d: Dispatcher, tool: str, args: JSONObject) -> tuple[object, JSONObject | None]:
+    """(result body, error body) of one call: exactly one is None. The result body is whatever JSON the tool wrote."""
     out = d.dispatch([_use(f"toolu_{len(d.trace)}", tool, args)])
     block = out.results[0]
     if out.failures:
@@ -103,7 +102,7 @@ def _call(d: Dispatcher, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any
                  "refuse a page past the last with invalid_argument and retry_changed('page', ...).",
                  "Return count, page, pages and orders; each order row carries order_id, status and the product's name "
                  "(world.products[order.sku].name)."))
-def _check_paging(make: Any) -> str | None:
+def _check_paging(make: object) -> str | None:
     """Structure: argument names, the schema, pages and totals, refusals naming the argument. No free text is read."""
     if not callable(make):
         return "Pass the function make_list_orders itself (no parentheses); the check calls it with its own World."
@@ -119,7 +118,11 @@ def _check_paging(make: Any) -> str | None:
         return (f"Rename the arguments: {', '.join(vague) or 'the account'} should be account_id, page and page_size, "
                 "names a model cannot misread.")
     d = Dispatcher([tool], retry=RetryPolicy(sleep=lambda s: None))
-    name = tool.name
+    return _first_page(d, tool.name, world) or _every_page(d, tool.name, world) or _refusals(d, tool.name)
+
+
+def _first_page(d: Dispatcher, name: str, world: World) -> str | None:
+    """The defaults give page 1 of 8, ten rows, with the totals; a row names the order, its status and its product."""
     body, err = _call(d, name, {"account_id": _BIG})
     if err is not None:
         return f"A call with only account_id failed ({err['error']}: {err['message'][:80]}); the other arguments need defaults."
@@ -132,7 +135,12 @@ def _check_paging(make: Any) -> str | None:
     if not isinstance(row, dict) or row.get("order_id") != order.order_id or row.get("status") != order.status \
             or world.products[order.sku].name not in row.values():
         return "Each order row needs order_id, status and the product's name (not only its SKU), in the account's order."
-    seen: list[Any] = []
+    return None
+
+
+def _every_page(d: Dispatcher, name: str, world: World) -> str | None:
+    """Walking every page lists each order once, in order; a page past the last is refused, naming page."""
+    seen: list[object] = []
     for page in range(1, 12):  # 73 orders, 7 a page: pages 1 to 11
         body, err = _call(d, name, {"account_id": _BIG, "page": page, "page_size": 7})
         if err is not None or not isinstance(body, dict) or body.get("pages") != 11:
@@ -145,13 +153,19 @@ def _check_paging(make: Any) -> str | None:
     if err is None or err["error"] != "invalid_argument" or err.get("next", {}).get("argument") != "page":
         return ("A page past the last should be refused with invalid_argument naming page, not answered with an "
                 "empty page the model may read as the end.")
+    return None
+
+
+def _refusals(d: Dispatcher, name: str) -> str | None:
+    """Page bounds, the account's pattern and a strict schema refuse what they should; an empty account is an answer."""
     for args, arg in (({"page_size": 51}, "page_size"), ({"page_size": 0}, "page_size"), ({"page": 0}, "page"),
                       ({"page_size": 50, "page": 3}, "page")):
         body, err = _call(d, name, {"account_id": _BIG, **args})
         if err is None or err["error"] != "invalid_argument" or err.get("next", {}).get("argument") != arg:
             return f"A call with {args} should be refused with invalid_argument and retry_changed naming {arg}; yours was not."
     body, err = _call(d, name, {"account_id": _BIG, "page_size": 50})
-    if err is not None or len((body or {}).get("orders", [])) != 50:
+    rows = body.get("orders", []) if isinstance(body, dict) else []
+    if err is not None or len(rows) != 50:
         return "page_size 50 (MAX_PAGE_SIZE) is allowed and should return 50 orders."
     for bad in ("4471", "acme"):
         body, err = _call(d, name, {"account_id": bad})
@@ -164,6 +178,11 @@ def _check_paging(make: Any) -> str | None:
     if err is None or err["error"] != "not_found":
         return "An account that does not exist (ACC-0000) should fail with not_found, and stop."
     body, err = _call(d, name, {"account_id": "ACC-4475"})
-    if err is not None or (body or {}).get("count") != 0 or (body or {}).get("orders") != []:
+    if err is not None or _field(body, "count") != 0 or _field(body, "orders") != []:
         return "An account with no orders (ACC-4475) is an answer, not an error: count 0 and an empty orders list."
     return None
+
+
+def _field(body: object, key: str) -> object:
+    """A result body's field, or None when the body holds none (or is no JSON object)."""
+    return body.get(key) if isinstance(body, dict) else None

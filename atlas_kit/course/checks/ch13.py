@@ -4,15 +4,16 @@ smallest input that breaks one (13.1), and the harness retry that honours Retry-
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from typing import Callable
 
 from ..byo import first_violation
 from ...dispatch.transient import Transient
 from ...contract.errors import ToolFailure, stop
+from ...types import JSONObject
 from ._registry import Finding, exercise
 
 
-def _takes(fn: Callable[..., Any], n: int) -> bool:
+def _takes(fn: Callable[..., object], n: int) -> bool:
     try:
         inspect.signature(fn).bind(*range(n))
     except TypeError:
@@ -35,7 +36,7 @@ def _takes(fn: Callable[..., Any], n: int) -> bool:
                  "Keep the ids this message has already had answered: a tool_use whose id repeats one gets no second "
                  "result, and its tool is not run (chapter 10, section 2)."),
           judges=("structure", "forbidden"))
-def _check_dispatch(fn: Any) -> str | Finding | None:
+def _check_dispatch(fn: object) -> str | Finding | None:
     """Structure: the five structural properties of probe.CASES (byo.properties), one result per id among them.
     Forbidden: internals and echoed values in the results. The messages are not read for their ideas."""
     if not callable(fn):
@@ -57,9 +58,9 @@ class _Flaky:
 
     def __init__(self, fail: int, error: Callable[[], BaseException]) -> None:
         self.fail, self.error = fail, error
-        self.keys: list[Any] = []
+        self.keys: list[object] = []
 
-    def __call__(self, args: Any, key: Any = None) -> dict[str, Any]:
+    def __call__(self, args: object, key: object = None) -> JSONObject:
         self.keys.append(key)
         if len(self.keys) <= self.fail:
             raise self.error()
@@ -98,12 +99,12 @@ _RETRY_CASES: tuple[tuple[str, int, Callable[[], BaseException], bool, list[floa
                  "getattr(exc, 'retry_after', None) works for both kinds.",
                  "Otherwise wait retry_after when there is one, else 0.25 * 2 ** (attempt - 1), with sleep(...), "
                  "and go round again."))
-def _check_retry(fn: Any) -> str | None:
+def _check_retry(fn: object) -> str | None:
     """Structure: attempts, keys and waits on nine cases, equal to the library's policy. No free text is read."""
     if not callable(fn) or not _takes(fn, 4):
         return "Pass your function retry itself: the check calls it as retry(tool, args, key, sleep)."
     for what, fail, error, raises, waits, attempts, advice in _RETRY_CASES:
-        tool, slept = _Flaky(fail, error), []  # type: ignore[var-annotated]
+        tool, slept = _Flaky(fail, error), list[float]()
         want = type(error()).__name__
         try:
             got, raised = fn(tool, {"sku": "SKU-2041"}, "toolu_check", slept.append), None

@@ -7,16 +7,15 @@ from __future__ import annotations
 import copy
 import math
 import random
-from typing import Any, Callable, cast
+from typing import Callable, cast
 
 from ...agent import run_agent
 from ...atlas import atlas_session, grade, money
 from ...atlas.silent import mentioned
 from ...dispatch.tool import CallContext, Tool
-
 from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, offline_client
 from ...experiments.stats import fisher_exact, mcnemar_exact, pair_records, paired_difference
-from ...types import Record
+from ...types import JSONObject, Record
 from ._registry import BLANK, Compare, Finding, exercise, is_blank
 from ._text import claims_complete
 
@@ -27,15 +26,24 @@ _ROWS = [{"invoice_id": "INV-20432", "status": "paid", "amount": "$399.00"},
          {"invoice_id": "INV-20433", "status": "paid", "amount": "$240.00"}]
 
 
-def _call(fn: Callable[..., Any], rows: list[dict[str, Any]], matched: int) -> tuple[Any, str | None]:
+PaidResult = Callable[[str, list[JSONObject], int], object]
+"""The learner's paid_result(account_id, rows, matched)."""
+
+
+def _call(fn: PaidResult, rows: list[JSONObject], matched: int) -> tuple[object, str | None]:
     try:
         return fn("ACC-5120", copy.deepcopy(rows), matched), None
     except Exception as exc:  # an error in place of a result is one of the wrong answers this exercise is about
         return None, type(exc).__name__
 
 
-def _shape(fn: Callable[..., Any]) -> str | Finding | None:
+def _shape(fn: PaidResult) -> str | Finding | None:
     """What is wrong with the results themselves, for a whole list, a cut one and an empty one."""
+    return _whole(fn) or _cut(fn) or _others(fn)
+
+
+def _whole(fn: PaidResult) -> str | None:
+    """A whole list is an ordinary answer: its count, its rows, its total, and not marked incomplete."""
     whole, raised = _call(fn, _ROWS, 3)
     if raised or not isinstance(whole, dict):
         return f"For a whole list (3 rows, 3 matching) return a dict; yours {'raised ' + raised if raised else 'did not'}."
@@ -44,6 +52,11 @@ def _shape(fn: Callable[..., Any]) -> str | Finding | None:
                 "'$1,038.00' (money() of the rows' cents).")
     if whole.get("complete", True) is not True:
         return "A whole list is complete: leave complete out or set it to True; only a cut list says False."
+    return None
+
+
+def _cut(fn: PaidResult) -> str | Finding | None:
+    """A cut list keeps its rows, says complete False with count and returned, and gives no partial total."""
     cut, raised = _call(fn, _ROWS[:2], 3)
     if raised:
         return (f"Your function raised {raised} for a cut list. An error throws away the two rows that did come "
@@ -68,6 +81,11 @@ def _shape(fn: Callable[..., Any]) -> str | Finding | None:
     if "$798.00" in cut["note"]:
         return Finding("contradiction", "the note states $798.00, the sum of the rows that came back, which a model "
                                         "will pass on as the total: leave the partial sum out.")
+    return None
+
+
+def _others(fn: PaidResult) -> str | None:
+    """Another list, whole and cut to one row, and an empty one: decided from the rows and the count given."""
     other = [{"invoice_id": f"INV-3{n:04d}", "status": "paid", "amount": money(1250 * n + 99)} for n in range(1, 6)]
     for rows, matched in ((other, 5), (other[:1], 5)):  # another list, whole and cut to one row
         got, raised = _call(fn, rows, matched)
@@ -85,13 +103,14 @@ def _shape(fn: Callable[..., Any]) -> str | Finding | None:
     return None
 
 
-def _tool_with(fn: Callable[..., Any], real: Tool, cut_calls: set[int]) -> Tool:
+def _tool_with(fn: PaidResult, real: Tool, cut_calls: set[int]) -> Tool:
     """list_invoices whose upstream drops the last row on the given calls, answered through `fn`."""
     calls = [0]
 
-    def handler(args: dict[str, Any], ctx: CallContext) -> Any:
+    def handler(args: JSONObject, ctx: CallContext) -> object:
         calls[0] += 1
         true = real.handler(args, ctx)
+        assert isinstance(true, dict)  # Atlas's list_invoices answers with a JSON object, or raises
         rows = true["invoices"]
         kept = rows[:-1] if calls[0] in cut_calls and len(rows) > 1 else rows
         return fn(true["account_id"], [dict(r) for r in kept], true["count"])
@@ -101,7 +120,7 @@ def _tool_with(fn: Callable[..., Any], real: Tool, cut_calls: set[int]) -> Tool:
     return tool
 
 
-def _end_to_end(fn: Callable[..., Any]) -> str | None:
+def _end_to_end(fn: PaidResult) -> str | None:
     """T30 (cut once) and T31 (cut on every call), with your result in place of the tool's, run by the stand-in."""
     for tid, cut in (("T30", {1}), ("T31", set(range(1, 20)))):
         session = atlas_session(tid, faults=False, style="raw", seed=0)
@@ -132,7 +151,7 @@ def _end_to_end(fn: Callable[..., Any]) -> str | None:
                           "is still short, tell the customer the full list could not be retrieved.",
                           ("Does the note say what is missing (how many of how many came back)?",
                            "Does it say what to do: call again, and if it is still short, tell the customer?")))
-def _check_cut(fn: Any) -> str | Finding | None:
+def _check_cut(fn: object) -> str | Finding | None:
     """Structure: the fields of a whole, a cut and an empty list, a note of a few words, T30 and T31 run end to end.
     Contradiction: a note that calls the cut list whole or states its partial sum. Not judged: what the note says to do."""
     if not callable(fn):
@@ -208,7 +227,7 @@ def _diagnose(records: list[Record], got: tuple[float, float]) -> str:
                  "Count b = pairs right only with contract and c = pairs right only with raw; the difference is "
                  "(b - c) / number of pairs.",
                  "Two-sided exact p = min(1, 2 * sum(comb(b + c, k) for k in range(min(b, c) + 1)) / 2 ** (b + c))."))
-def _check_pairing(fn: Any) -> str | None:
+def _check_pairing(fn: object) -> str | None:
     """Structure: the difference and McNemar's p, equal to the library's on three record sets. No free text is read."""
     if not callable(fn):
         return "Pass the function paired_test itself (no parentheses): the check calls it on record sets it builds."

@@ -6,28 +6,43 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Coroutine, Iterable, Mapping, TypeVar, Union
 
 from ...atlas import atlas_session
 from ...dispatch.dispatcher import DispatchResult
+from ...types import JSONObject
 from ._registry import Finding, exercise
+
+if TYPE_CHECKING:
+    import mcp_types as types
+    from mcp import MCPError
+    from mcp.server import ServerRequestContext
+
+_T = TypeVar("_T")
+CallTool = Callable[[str, Union[JSONObject, None]], object]
+"""The learner's call_tool(name, arguments): a CallToolResult as a dict."""
 
 _REFUND = ("T04", "issue_refund", {"invoice_id": "INV-20411", "amount_cents": 65000, "reason": "Course cancelled."})
 _LOOKUP = ("T01", "get_account", {"account_id": "ACC-4471"})
 
 
-def _dispatch(case: tuple[str, str, dict[str, Any]], style: str) -> DispatchResult:
+def _dispatch(case: tuple[str, str, JSONObject], style: str) -> DispatchResult:
     ticket, tool, args = case
     session = atlas_session(ticket, style=style)
     return session.dispatcher.dispatch([{"type": "tool_use", "id": "toolu_check", "name": tool, "input": dict(args)}])
 
 
-def _text(result: Any) -> str | None:
-    try:
-        [block] = result["content"]
-        return block["text"] if block.get("type") == "text" else None
-    except (TypeError, KeyError, ValueError):
+def _text(result: Mapping[str, object]) -> str | None:
+    """The text of a CallToolResult's one content block; None unless it has exactly one, a text block."""
+    content = result.get("content")
+    if not isinstance(content, Iterable):
         return None
+    try:
+        [block] = content
+    except ValueError:
+        return None
+    text = block.get("text") if isinstance(block, Mapping) and block.get("type") == "text" else None
+    return text if isinstance(text, str) else None
 
 
 @exercise("15.1", "One dispatch as an MCP tool result",
@@ -36,7 +51,7 @@ def _text(result: Any) -> str | None:
           hints=("Start from out.results[0]: its 'content' is the text the model reads, and 'is_error' says whether it failed.",
                  "Only a contract failure has a body to structure: json.loads the text, or use out.failures[0].error.body().",
                  "The shape is {'content': [{'type': 'text', 'text': ...}], 'isError': ..., 'structuredContent': ...}."))
-def _mcp_result(fn: Any) -> str | None:
+def _mcp_result(fn: object) -> str | None:
     """Structure: text, isError and structuredContent for four dispatches, equal to the dispatcher's. No free text is read."""
     if not callable(fn):
         return "Pass your function mcp_result itself: it takes (out, style) and returns a dict."
@@ -70,7 +85,7 @@ def _mcp_result(fn: Any) -> str | None:
     return None
 
 
-def _run(coroutine: Any) -> Any:
+def _run(coroutine: Coroutine[object, object, _T]) -> _T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -79,27 +94,29 @@ def _run(coroutine: Any) -> Any:
         return pool.submit(asyncio.run, coroutine).result()
 
 
-async def _drive(call_tool: Callable[[str, Any], Any]) -> list[tuple[str, Any]]:
+async def _drive(call_tool: CallTool) -> list[JSONObject | MCPError]:
+    """Four calls through the SDK's in-memory client: each a result (as JSON) or the protocol error it raised."""
     import mcp_types as types
     from mcp import Client, MCPError
     from mcp.server import Server
 
-    async def list_tools(ctx: Any, params: Any) -> Any:
+    async def list_tools(ctx: ServerRequestContext,
+                         params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool(name="stock_level", input_schema={"type": "object"})])
 
-    async def on_call(ctx: Any, params: Any) -> Any:
+    async def on_call(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         return types.CallToolResult.model_validate(call_tool(params.name, params.arguments))
 
     server = Server("exercise", on_list_tools=list_tools, on_call_tool=on_call)
-    seen: list[tuple[str, Any]] = []
+    seen: list[JSONObject | MCPError] = []
     async with Client(server, mode="legacy") as client:
         for name, args in (("stock_level", {"sku": "SKU-2041"}), ("stock_level", {"sku": "2041"}),
                            ("stock_level", {"sku": "SKU-9999"}), ("restock_everything", {"sku": "SKU-2041"})):
             try:
                 result = await client.call_tool(name, args)
-                seen.append(("result", result.model_dump(by_alias=True, mode="json", exclude_none=True)))
+                seen.append(result.model_dump(by_alias=True, mode="json", exclude_none=True))
             except MCPError as err:
-                seen.append(("protocol", err))
+                seen.append(err)
     return seen
 
 
@@ -111,21 +128,21 @@ async def _drive(call_tool: Callable[[str, Any], Any]) -> list[tuple[str, Any]]:
                  "Otherwise build one tool_use block, shop.dispatch([block]), and return mcp_result(out, 'contract').",
                  "The message of the MCPError is read by people and clients: list sorted(shop.tools), never the name sent."),
           judges=("structure", "forbidden"))
-def _call_tool(fn: Any) -> str | Finding | None:
+def _call_tool(fn: object) -> str | Finding | None:
     """Structure: the results and the protocol error through the in-memory client, the tools named by name. Forbidden:
     the unknown name sent, repeated. The messages are not read for their ideas."""
     if not callable(fn):
         return "Pass your function call_tool itself: it takes (name, arguments) and returns a CallToolResult dict."
     try:
-        (k1, ok), (k2, bad), (k3, missing), (k4, unknown) = _run(_drive(fn))
+        ok, bad, missing, unknown = _run(_drive(fn))
     except ImportError:
         return "The MCP SDK is not installed here; run pip install -e '.[mcp]' and check again."
-    if k1 != "result" or ok.get("isError") or "SKU-2041" not in (_text(ok) or ""):
+    if not isinstance(ok, dict) or ok.get("isError") or "SKU-2041" not in (_text(ok) or ""):
         return "A good call (sku SKU-2041) should return the dispatcher's success text, not an error or a protocol error."
-    for kind, result, code, what in ((k2, bad, "invalid_argument", "a malformed sku"), (k3, missing, "not_found", "an unknown sku")):
-        if kind != "result" or not result.get("isError"):
-            return (f"For {what} your server gave {'a protocol error' if kind != 'result' else 'no isError'}; a failure "
-                    "inside the tool is an isError result the model reads, so send it through the dispatcher.")
+    for result, code, what in ((bad, "invalid_argument", "a malformed sku"), (missing, "not_found", "an unknown sku")):
+        if not isinstance(result, dict) or not result.get("isError"):
+            return (f"For {what} your server gave {'a protocol error' if not isinstance(result, dict) else 'no isError'}; "
+                    "a failure inside the tool is an isError result the model reads, so send it through the dispatcher.")
         try:
             body = json.loads(_text(result) or "")
         except ValueError:
@@ -134,7 +151,7 @@ def _call_tool(fn: Any) -> str | Finding | None:
             return f"For {what} the text should be the contract body with error {code!r}; return mcp_result(out, 'contract')."
         if result.get("structuredContent") != body:
             return f"For {what} structuredContent should hold the same body as the text; build the result with mcp_result."
-    if k4 != "protocol":
+    if isinstance(unknown, dict):
         return ("An unknown tool came back as a result; the spec makes it a protocol error: raise "
                 "MCPError(INVALID_PARAMS, ...) before dispatching.")
     if unknown.code != -32602:

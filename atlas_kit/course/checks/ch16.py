@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any
 
 from ...contract.errors import Branch, ErrorCode, ToolError
 from ...contract.rubric import judge
@@ -53,7 +52,7 @@ _WHY_CODE_16_2 = {
 }
 
 
-def _branch(value: Any) -> Branch | None:
+def _branch(value: object) -> Branch | None:
     """A branch from Branch.STOP, 'stop', 'Stop' or 'switch tool' (other words for the same branch)."""
     if isinstance(value, Branch):
         return value
@@ -71,7 +70,7 @@ def _branch(value: Any) -> Branch | None:
           hints=("Ask of each: can the same tool succeed with an argument the agent can set itself, must another "
                  "tool run first, or is what would fix it the customer's choice?",
                  "retry_unchanged is the harness's branch: none of these errors clears by calling again as it was."))
-def _grade_16_1(answer: Any) -> str | None:
+def _grade_16_1(answer: object) -> str | None:
     """Structure: one branch per letter, equal to the rule's. No free text is read."""
     if not isinstance(answer, dict):
         return f"The answer is a {type(answer).__name__}; make it a dict from each letter (a to d) to a Branch."
@@ -114,7 +113,7 @@ def real_error(episode: str, ordinal: int = 1) -> ErrorEvent:
                           "flight.')",
                           ("Could the model act on the message alone, without guessing what went wrong?",
                            "Does say give the customer a choice the policy allows, rather than an apology?")))
-def _grade_16_2(answer: Any) -> str | Finding | None:
+def _grade_16_2(answer: object) -> str | Finding | None:
     """Structure: a ToolError per episode, its code, branch and tool or argument. Forbidden: the rubric's echo and
     internals rules, on the body the model would read. Not judged: whether the words fit the customer."""
     if not isinstance(answer, dict):
@@ -129,7 +128,7 @@ def _grade_16_2(answer: Any) -> str | Finding | None:
     return None
 
 
-def _one_rewrite(episode: str, error: Any, code: ErrorCode, branch: Branch, target: str) -> str | Finding | None:
+def _one_rewrite(episode: str, error: object, code: ErrorCode, branch: Branch, target: str) -> str | Finding | None:
     if not isinstance(error, ToolError):
         return (f"{episode}: the rewrite is a {type(error).__name__}; build it with tool_error(tool_use_id, code, "
                 "message, next=...) from atlas_kit.contract.errors.")

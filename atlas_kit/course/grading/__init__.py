@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from time import monotonic
-from typing import Iterable
+from typing import Coroutine, Iterable
 
 from ...contract.redaction import redact
 from .collect import chapter_plan, find_notebooks, read_submissions, registry, solution_notebooks, static_notes
@@ -22,6 +22,7 @@ from .execute import grade_submission, skipped
 from .kernel import Confinement, confinement
 from .records import ChapterPlan, ExerciseResult, Grade, Gradebook, Submission
 from .report import ExerciseSummary, summarize, write_csv, write_html
+from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["ExerciseSummary", "Grade", "Gradebook", "grade_class", "summarize"]
 
@@ -43,7 +44,7 @@ def grade_class(submissions: Iterable[Path], *, out: Path, chapter: str | None =
     if not known:
         raise FileNotFoundError(f"No solution notebooks in {solutions}; pass --solutions DIR (the course's solutions/).")
     if chapter is not None and chapter not in known:
-        raise ValueError(f"There is no chapter {chapter!r}; the chapters with exercises are {', '.join(known)}.")
+        raise AtlasKitValueError(f"There is no chapter {chapter!r}; the chapters with exercises are {', '.join(known)}.")
     files = find_notebooks(submissions)
     if not files:
         raise FileNotFoundError("No .ipynb files found in the paths given; pass notebooks or folders that hold them.")
@@ -112,14 +113,14 @@ async def _grade_all(subs: list[Submission], plans: dict[str, ChapterPlan], expe
         return list(await asyncio.gather(*(one(i, s) for i, s in enumerate(subs))))
 
 
-def _run(coro: object) -> list[Grade]:
+def _run(coro: Coroutine[object, object, list[Grade]]) -> list[Grade]:
     """asyncio.run, also from inside Jupyter (whose own loop is running) by way of a worker thread."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)  # type: ignore[arg-type]
+        return asyncio.run(coro)
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()  # type: ignore[arg-type]
+        return pool.submit(asyncio.run, coro).result()
 
 
 def _scrub(grade: Grade, secrets: tuple[str, ...]) -> Grade:

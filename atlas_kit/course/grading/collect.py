@@ -11,9 +11,11 @@ import json
 import pkgutil
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
+from ...types import JSONObject
 from .records import ChapterPlan, ExerciseSpec, Submission
+from ...types.exceptions import AtlasKitValueError
 
 _NN = re.compile(r"(?<![0-9])([0-9]{2})(?![0-9])")
 _TITLE = re.compile(r"^#\s*([0-9]{2})\b")
@@ -107,7 +109,7 @@ def static_notes(cells: list[tuple[str, tuple[str, ...]]], expected: Iterable[st
     return notes
 
 
-def chapter_of(chapter: Any, stem: str, title: str | None, stems: dict[str, str]) -> tuple[str | None, str]:
+def chapter_of(chapter: object, stem: str, title: str | None, stems: dict[str, str]) -> tuple[str | None, str]:
     """(chapter, where it came from): metadata, else the file name, else the notebook's title."""
     if chapter is not None and str(chapter).strip().isdigit() and f"{int(str(chapter).strip()):02d}" in stems:
         return f"{int(str(chapter).strip()):02d}", "metadata"
@@ -136,21 +138,21 @@ def _read(path: Path, root: Path, stems: dict[str, str]) -> Submission:
     return sub
 
 
-def _read_json(path: Path) -> tuple[dict[str, Any], list[tuple[str, tuple[str, ...]]], str | None]:
+def _read_json(path: Path) -> tuple[JSONObject, list[tuple[str, tuple[str, ...]]], str | None]:
     """(metadata, code cells as (source, tags), chapter number in the first heading); ValueError if not a notebook."""
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError:
-        raise ValueError("the file is not UTF-8 text") from None
+        raise AtlasKitValueError("the file is not UTF-8 text") from None
     except json.JSONDecodeError as err:
-        raise ValueError(f"the file is not JSON ({err.msg} at line {err.lineno})") from None
+        raise AtlasKitValueError(f"the file is not JSON ({err.msg} at line {err.lineno})") from None
     if isinstance(data, dict) and data.get("nbformat") == 3:
         import nbformat
 
         data = nbformat.convert(nbformat.from_dict(data), 4)
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise ValueError("the JSON has no list of cells, so it is not a Jupyter notebook")
-    meta: dict[str, Any] = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
+        raise AtlasKitValueError("the JSON has no list of cells, so it is not a Jupyter notebook")
+    meta: JSONObject = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     cells: list[tuple[str, tuple[str, ...]]] = []
     title: str | None = None
     for cell in data["cells"]:
@@ -166,7 +168,7 @@ def _read_json(path: Path) -> tuple[dict[str, Any], list[tuple[str, tuple[str, .
     return meta, cells, title
 
 
-def _meta_chapter(meta: dict[str, Any]) -> Any:
+def _meta_chapter(meta: JSONObject) -> object:
     nested = meta.get("atlas_kit")
     return nested.get("chapter") if isinstance(nested, dict) and "chapter" in nested else meta.get("chapter")
 

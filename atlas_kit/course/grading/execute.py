@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic
 
@@ -16,72 +17,99 @@ from .kernel import CellOutcome, Confinement, Kernel, KernelStartError
 from .records import ChapterPlan, ExerciseResult, ExerciseSpec, Grade, Outcome, Status, Submission
 
 
+@dataclass
+class _Found:
+    """What running one submission has found so far."""
+
+    results: dict[str, ExerciseResult] = field(default_factory=dict)
+    stopped: str = ""  # why the checks could not run
+    errors: list[tuple[int, CellOutcome]] = field(default_factory=list)
+    interrupted: list[int] = field(default_factory=list)
+    slow: list[str] = field(default_factory=list)  # exercises whose check was interrupted
+    replaced: set[str] = field(default_factory=set)
+
+
 async def grade_submission(sub: Submission, plan: ChapterPlan, *, confined: Confinement, folder: Path,
                            timeout: float, cell_timeout: float) -> Grade:
     """Run `sub` against `plan` in its own kernel; every failure becomes a status and a note, never an exception."""
     start = monotonic()
-    notes, results = list(sub.notes), {}
+    notes = list(sub.notes)
     cells = _runnable(sub.cells)
     log = folder / "blocked.log"
-    stopped = ""  # why the checks could not run
-    errors: list[tuple[int, CellOutcome]] = []
-    interrupted: list[int] = []
-    slow: list[str] = []  # exercises whose check was interrupted
-    replaced: set[str] = set()
+    found = _Found()
     try:
         async with Kernel(folder, confined) as kernel:
             guard = await kernel.run(probe.cell(probe.guard_network, str(log)), limit=cell_timeout)
             if guard.kind != "ok":
                 raise KernelStartError(f"the network guard did not install ({guard.ename}: {guard.evalue})")
             begun = monotonic()  # the notebook's time starts now: a slow kernel start is the machine's, not the learner's
-            for number, code in cells:
-                left = timeout - (monotonic() - begun)
-                outcome = await kernel.run(code, limit=min(cell_timeout, left))
-                if outcome.kind == "error":
-                    errors.append((number, outcome))
-                elif outcome.kind == "interrupted" and left > cell_timeout:
-                    interrupted.append(number)
-                elif outcome.kind != "ok":
-                    stopped = _stopped(outcome, number, _first_line(code), timeout, cell_timeout,
-                                       budget=left <= cell_timeout)
-                    await kernel.kill()
-                    break
-            for i, spec in enumerate(plan.exercises):
-                if stopped:
-                    results[spec.key] = ExerciseResult("not_graded", f"Not graded: {stopped}.")
-                    continue
-                path = folder / f"result-{i}.json"
-                left = timeout - (monotonic() - begun)
-                outcome = await kernel.run(probe.cell(probe.grade_exercise, spec.key, spec.expression, str(path),
-                                                      answers=True),
-                                           limit=min(cell_timeout, left))
-                results[spec.key], found = _result(spec, path, outcome, cell_timeout)
-                replaced |= found
-                if outcome.kind == "interrupted":
-                    slow.append(spec.key)
-                if outcome.kind in ("killed", "died"):
-                    stopped = "the kernel was killed while an earlier exercise was being checked"
+            await _run_cells(kernel, cells, found, begun=begun, timeout=timeout, cell_timeout=cell_timeout)
+            await _check_exercises(kernel, plan, found, folder=folder, begun=begun, timeout=timeout,
+                                   cell_timeout=cell_timeout)
     except KernelStartError as err:
         notes.append(f"{err}; this is a problem with the grading machine, not the notebook: grade it again")
         results = {s.key: ExerciseResult("not_graded", "Not graded: the kernel did not start.") for s in plan.exercises}
         return _grade(sub, plan, "grader_error", results, notes, start)
-    notes += _cell_notes(errors, interrupted, len({number for number, _ in cells}), cell_timeout)
-    if slow:
-        notes.append(f"the check of {', '.join(slow)} did not finish within the {cell_timeout:g} s cell limit "
-                     "and was interrupted")
-    if stopped:
-        notes.append(stopped)
-    if log.exists():
-        hosts = list(dict.fromkeys(log.read_text(encoding="utf-8").split()))
-        notes.append(f"it tried to reach {', '.join(hosts[:3])}{' and more' if len(hosts) > 3 else ''}; blocked")
-    if replaced:
-        names = ", ".join(sorted(replaced)[:4])
+    notes += _run_notes(found, log, len({number for number, _ in cells}), cell_timeout)
+    results = found.results
+    if found.replaced:
+        names = ", ".join(sorted(found.replaced)[:4])
         notes.append(f"it replaced {names} from the notebook; nothing was graded, since the checks may rely on it: "
                      "read the notebook")
         results = {k: ExerciseResult("not_graded", f"Not graded: the notebook replaced {names}.") for k in results}
-    status: Status = ("tampered" if replaced else "killed" if stopped else "interrupted" if interrupted or slow
-                      else "errors" if errors else "ok")
+    status: Status = ("tampered" if found.replaced else "killed" if found.stopped else "interrupted"
+                      if found.interrupted or found.slow else "errors" if found.errors else "ok")
     return _grade(sub, plan, status, results, notes, start)
+
+
+async def _run_cells(kernel: Kernel, cells: list[tuple[int, str]], found: _Found, *, begun: float, timeout: float,
+                     cell_timeout: float) -> None:
+    """Run the learner's cells in order; a cell that ignores its interrupt, or outlasts the budget, ends the run."""
+    for number, code in cells:
+        left = timeout - (monotonic() - begun)
+        outcome = await kernel.run(code, limit=min(cell_timeout, left))
+        if outcome.kind == "error":
+            found.errors.append((number, outcome))
+        elif outcome.kind == "interrupted" and left > cell_timeout:
+            found.interrupted.append(number)
+        elif outcome.kind != "ok":
+            found.stopped = _stopped(outcome, number, _first_line(code), timeout, cell_timeout,
+                                     budget=left <= cell_timeout)
+            await kernel.kill()
+            break
+
+
+async def _check_exercises(kernel: Kernel, plan: ChapterPlan, found: _Found, *, folder: Path, begun: float,
+                           timeout: float, cell_timeout: float) -> None:
+    """Check each exercise in the kernel with the grader's own code, unless the run was stopped."""
+    for i, spec in enumerate(plan.exercises):
+        if found.stopped:
+            found.results[spec.key] = ExerciseResult("not_graded", f"Not graded: {found.stopped}.")
+            continue
+        path = folder / f"result-{i}.json"
+        left = timeout - (monotonic() - begun)
+        outcome = await kernel.run(probe.cell(probe.grade_exercise, spec.key, spec.expression, str(path), answers=True),
+                                   limit=min(cell_timeout, left))
+        found.results[spec.key], replaced = _result(spec, path, outcome, cell_timeout)
+        found.replaced |= replaced
+        if outcome.kind == "interrupted":
+            found.slow.append(spec.key)
+        if outcome.kind in ("killed", "died"):
+            found.stopped = "the kernel was killed while an earlier exercise was being checked"
+
+
+def _run_notes(found: _Found, log: Path, ran: int, cell_timeout: float) -> list[str]:
+    """What the run's cells, slow checks, stop and blocked connections tell the teacher."""
+    notes = _cell_notes(found.errors, found.interrupted, ran, cell_timeout)
+    if found.slow:
+        notes.append(f"the check of {', '.join(found.slow)} did not finish within the {cell_timeout:g} s cell limit "
+                     "and was interrupted")
+    if found.stopped:
+        notes.append(found.stopped)
+    if log.exists():
+        hosts = list(dict.fromkeys(log.read_text(encoding="utf-8").split()))
+        notes.append(f"it tried to reach {', '.join(hosts[:3])}{' and more' if len(hosts) > 3 else ''}; blocked")
+    return notes
 
 
 def skipped(plan: ChapterPlan, sub: Submission, status: Status) -> Grade:

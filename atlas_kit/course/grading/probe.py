@@ -6,10 +6,10 @@ learner's code has run, so nothing the notebook defined or patched beforehand ca
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from typing import Callable
 
 
-def cell(function: Callable[..., Any], *args: Any, answers: bool = False) -> str:
+def cell(function: Callable[..., object], *args: object, answers: bool = False) -> str:
     """A cell that runs `function(*args)` (and the notebook's namespace, with `answers`) and leaves no name behind.
 
     The function is executed in a namespace of its own, so a learner's `list = [...]` or `def eval(...)`
@@ -81,21 +81,24 @@ def grade_exercise(key: str, expression: str | None, result_path: str, namespace
         except Exception:  # an object whose attributes raise is not a replaced function
             return False
 
-    replaced = []
-    for name, module in list(sys.modules.items()):
-        if module is None or not (name == "atlas_kit" or name.startswith("atlas_kit.")):
-            continue
-        if is_checks(name):
-            continue  # re-imported below
-        for attr, value in list(vars(module).items()):
-            if attr in ("check", "hint"):
-                continue  # the grader never calls the notebook's check or hint
-            if from_notebook(value):
-                replaced.append(f"{name}.{attr}")
-            elif isinstance(value, type) and str(getattr(value, "__module__", "")).startswith("atlas_kit"):
-                replaced += [f"{value.__module__}.{value.__qualname__}.{member}"
-                             for member, inner in list(vars(value).items()) if from_notebook(inner)]
-    result: dict[str, Any] = {"replaced": sorted(set(replaced)), "kind": "tampered" if replaced else "unplanned"}
+    def replaced_names() -> list[str]:
+        """The atlas_kit functions, classes' members and names the notebook's cells replaced."""
+        replaced = []
+        for name, module in list(sys.modules.items()):
+            if module is None or not (name == "atlas_kit" or name.startswith("atlas_kit.")) or is_checks(name):
+                continue  # the checks are re-imported below
+            for attr, value in list(vars(module).items()):
+                if attr in ("check", "hint"):
+                    continue  # the grader never calls the notebook's check or hint
+                if from_notebook(value):
+                    replaced.append(f"{name}.{attr}")
+                elif isinstance(value, type) and str(getattr(value, "__module__", "")).startswith("atlas_kit"):
+                    replaced += [f"{value.__module__}.{value.__qualname__}.{member}"
+                                 for member, inner in list(vars(value).items()) if from_notebook(inner)]
+        return sorted(set(replaced))
+
+    replaced = replaced_names()
+    result: dict[str, object] = {"replaced": replaced, "kind": "tampered" if replaced else "unplanned"}
     answer = None
     if not replaced and expression is not None:  # a tampered notebook is not graded at all
         try:

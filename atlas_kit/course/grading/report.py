@@ -63,13 +63,20 @@ def write_html(book: Gradebook, path: Path) -> None:
 
 
 def render_html(book: Gradebook) -> str:
+    """The gradebook as one HTML page: how the notebooks ran, then by exercise, by learner, and each learner's own."""
+    parts = _html_head(book) + _html_exercises(book) + _html_learners(book)
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def _html_head(book: Gradebook) -> list[str]:
     e = escape
     chapters = ", ".join(f"{c} ({p.stem})" for c, p in sorted(book.plans.items())) or "none"
     statuses = Counter(g.status for g in book.grades)
     network = ("blocked: each kernel ran in a network namespace of its own" if book.isolation == "network namespace" else
                "not fully blocked: proxy variables and ANTHROPIC_BASE_URL pointed at a closed port, and an in-kernel "
                "guard refused Python socket connections; subprocesses and C code could still reach the network")
-    parts = [
+    return [
         "<!doctype html><html><head><meta charset='utf-8'><title>Grades</title><style>"
         "body{font-family:sans-serif;max-width:70em;margin:2em auto}table{border-collapse:collapse;margin:1em 0}"
         "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}"
@@ -82,16 +89,25 @@ def render_html(book: Gradebook) -> str:
         f"{book.timeout:g} s per notebook, {book.cell_timeout:g} s per cell. Network: {e(network)}. "
         "Each exercise was checked by the grader's own copy of the checks, on the answer the solution notebook "
         "checks, whatever the notebook did to <code>check</code>.</p>",
-        "<h2>By exercise</h2><table><tr><th>exercise</th><th>passed</th><th>not answered</th><th>not graded</th>"
-        "<th>most common feedback to those who did not pass</th></tr>",
     ]
+
+
+def _html_exercises(book: Gradebook) -> list[str]:
+    e = escape
+    parts = ["<h2>By exercise</h2><table><tr><th>exercise</th><th>passed</th><th>not answered</th><th>not graded</th>"
+             "<th>most common feedback to those who did not pass</th></tr>"]
     for s in summarize(book):
         common = (f"{e(s.common)} <i>({s.common_count} learner{'s' if s.common_count > 1 else ''} got feedback of this "
                   "form)</i>" if s.common else "—")
         parts.append(f"<tr><td><b>{e(s.key)}</b> {e(s.title)}</td><td>{s.passed} of {s.rows}</td><td>{s.blank}</td>"
                      f"<td>{s.not_graded}</td><td>{common}</td></tr>")
-    parts.append("</table><h2>By learner</h2><table><tr><th>learner</th><th>file</th><th>status</th><th>score</th>"
-                 "<th>notes</th></tr>")
+    return parts
+
+
+def _html_learners(book: Gradebook) -> list[str]:
+    e = escape
+    parts = ["</table><h2>By learner</h2><table><tr><th>learner</th><th>file</th><th>status</th><th>score</th>"
+             "<th>notes</th></tr>"]
     for i, g in enumerate(book.grades):
         parts.append(f"<tr><td><a href='#learner-{i}'>{e(g.learner)}</a></td><td>{e(g.file)}</td><td>{e(g.status)}</td>"
                      f"<td>{g.total} / {g.out_of}</td><td>{'<br>'.join(e(n) for n in g.notes)}</td></tr>")
@@ -105,8 +121,7 @@ def render_html(book: Gradebook) -> str:
             parts.append("<table>" + "".join(
                 f"<tr class='{r.outcome}'><td>{_MARK[r.outcome]} {e(k)}</td><td>{e(r.message)}</td></tr>"
                 for k, r in g.results.items()) + "</table>")
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
+    return parts
 
 
 def _cell(text: str) -> str:

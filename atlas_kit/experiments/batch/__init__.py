@@ -10,8 +10,9 @@ import typing as _typing
 from ..._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
-    from .parts import (BatchCanceled, BatchExpired, BatchReport, CustomId, ENDPOINT_FAILURES, Endpoints, LIVE_POLL,
-        OFFLINE_POLL, Poll, RETRYABLE_ERRORS, batch_client, digest, exception_for, standin_server)
+    from .parts import (BadResults, BatchCanceled, BatchExpired, BatchReport, CustomId, ENDPOINT_FAILURES, Endpoints,
+        LIVE_POLL, OFFLINE_POLL, Poll, RETRYABLE_ERRORS, batch_client, digest, download_results, exception_for,
+        standin_server)
     from .journal import (Answered, Bounced, Collected, Event, Failed, FailureKind, Journal, JournalState, Part,
         Pending, Started, Submitted, Submitting, journal_path)
     from .sweep import BatchSweep, sweep_batch
@@ -20,6 +21,7 @@ if _typing.TYPE_CHECKING:
 
 _WHERE = {
     "Answered": "journal",
+    "BadResults": "parts",
     "BatchAPI": "transport",
     "BatchCanceled": "parts",
     "BatchExpired": "parts",
@@ -53,6 +55,7 @@ _WHERE = {
     "Submitting": "journal",
     "batch_client": "parts",
     "digest": "parts",
+    "download_results": "parts",
     "exception_for": "parts",
     "in_process_batch_client": "transport",
     "journal_path": "journal",
@@ -63,10 +66,10 @@ _WHERE = {
 __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
-    "Answered", "BatchAPI", "BatchCanceled", "BatchExpired", "BatchHandler", "BatchReport", "BatchSweep",
-    "BatchTransport", "Bounced", "CUSTOM_ID", "Collected", "CustomId", "ENDPOINT_FAILURES", "Endpoints", "Event",
-    "Failed", "FailureKind", "Journal", "JournalState", "LIVE_POLL", "MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS",
+    "Answered", "BadResults", "BatchAPI", "BatchCanceled", "BatchExpired", "BatchHandler", "BatchReport",
+    "BatchSweep", "BatchTransport", "Bounced", "CUSTOM_ID", "Collected", "CustomId", "ENDPOINT_FAILURES", "Endpoints",
+    "Event", "Failed", "FailureKind", "Journal", "JournalState", "LIVE_POLL", "MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS",
     "OFFLINE_POLL", "Outcome", "Part", "Pending", "Poll", "RETRYABLE_ERRORS", "ResultType", "Started", "Submitted",
-    "Submitting", "batch_client", "digest", "exception_for", "in_process_batch_client", "journal_path",
-    "random_outcomes", "standin_server", "sweep_batch",
+    "Submitting", "batch_client", "digest", "download_results", "exception_for", "in_process_batch_client",
+    "journal_path", "random_outcomes", "standin_server", "sweep_batch",
 ]

@@ -2,7 +2,8 @@
 
 A custom_id names the sweep, the episode, the answer it asks for and the attempt, within the API's
 `^[a-zA-Z0-9_-]{1,64}$`. An errored, expired or canceled result becomes the exception the agent loop
-records as an API failure, never as the model's. Offline, the stand-in answers the batches. Chapter 11.
+records as an API failure, never as the model's, and a results download cut short or not JSON Lines is a
+failed call to the endpoints, retried like any other. Offline, the stand-in answers the batches. Chapter 11.
 """
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ from ...models.replies import FATAL, failure_from
 from ...models.transport import BASE_URL, APIFault
 from ...types import MessageBody, canonical
 
-__all__ = ["ENDPOINT_FAILURES", "LIVE_POLL", "OFFLINE_POLL", "RETRYABLE_ERRORS", "BatchCanceled", "BatchExpired",
-           "BatchReport", "CustomId", "Endpoints", "Poll", "batch_client", "digest", "exception_for", "standin_server"]
+__all__ = ["ENDPOINT_FAILURES", "LIVE_POLL", "OFFLINE_POLL", "RETRYABLE_ERRORS", "BadResults", "BatchCanceled",
+           "BatchExpired", "BatchReport", "CustomId", "Endpoints", "Poll", "batch_client", "digest", "download_results",
+           "exception_for", "standin_server"]
 
 T = TypeVar("T")
 ENDPOINT_FAILURES = 6  # calls in a row to the batch endpoints that fail before the sweep stops (its state kept)
@@ -113,6 +115,45 @@ class BatchExpired(anthropic.APITimeoutError):
 
 class BatchCanceled(anthropic.AnthropicError):
     """A batch request canceled before it ran (someone canceled the batch)."""
+
+
+class BadResults(anthropic.AnthropicError, ValueError):
+    """A batch's results that are not JSON Lines of results: the API's bad body (a ValueError: bad_body), retried."""
+
+
+_RESULT_TYPES = frozenset({"succeeded", "errored", "canceled", "expired"})
+
+
+def download_results(client: Any, batch_id: str) -> list[Any]:
+    """A batch's results, downloaded whole and checked line by line.
+
+    A download cut short raises APIConnectionError (APITimeoutError when it stalled), and a body that is not
+    JSON Lines of results raises BadResults: failures of the batch endpoints that `Endpoints.call` retries
+    and reports as the API's, never a parser's message or a bad-input exit.
+    """
+    decoder = client.messages.batches.results(batch_id)
+    request = decoder.http_response.request
+    try:
+        try:
+            items = list(decoder)
+        finally:
+            decoder.close()  # a download that failed part way is not read further
+    except httpx2.TimeoutException as exc:
+        raise anthropic.APITimeoutError(request) from exc
+    except httpx2.TransportError as exc:
+        raise anthropic.APIConnectionError(message=f"the results download of batch {batch_id} was cut short "
+                                                   f"({type(exc).__name__}: {exc})", request=request) from exc
+    except ValueError as exc:  # json's error: a line cut in the middle, or a body that is not JSON at all
+        raise BadResults(f"the results of batch {batch_id} are not JSON Lines ({exc}).") from exc
+    for n, item in enumerate(items, start=1):
+        result = getattr(item, "result", None)
+        kind = getattr(result, "type", None)
+        message = getattr(result, "message", None)
+        if (not isinstance(getattr(item, "custom_id", None), str) or kind not in _RESULT_TYPES
+                or (kind == "succeeded" and not callable(getattr(message, "model_dump", None)))):
+            raise BadResults(f"line {n} of the results of batch {batch_id} is not a batch result (a custom_id and "
+                             "a result of type succeeded, errored, canceled or expired).")
+    return items
 
 
 def exception_for(failed: Failed) -> Exception:

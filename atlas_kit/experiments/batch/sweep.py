@@ -17,7 +17,8 @@ from typing import Any, Callable, Generator, Iterator, Sequence
 from ...agent import Bounds, Run, agent_steps
 from .journal import (Answered, Bounced, Collected, Failed, FailureKind, Journal, JournalState, Part, Pending,
     Started, Submitted, Submitting, journal_path)
-from .parts import RETRYABLE_ERRORS, BatchReport, CustomId, Endpoints, Poll, batch_client, digest, exception_for
+from .parts import (RETRYABLE_ERRORS, BatchReport, CustomId, Endpoints, Poll, batch_client, digest, download_results,
+    exception_for)
 from .transport import MAX_BATCH_BYTES, MAX_BATCH_REQUESTS
 from ..episodes import Episode, episode_record, episode_session, harness_failure
 from ..guard import Guard, StopCause
@@ -236,8 +237,8 @@ class BatchSweep:
             self.sleep(wait)
 
     def _read(self, part: Part) -> None:
-        items = self.endpoints.call("results", lambda: list(self.client.messages.batches.results(str(part.batch_id))),
-                           gone=lambda: self._forget(part))
+        items = self.endpoints.call("results", lambda: download_results(self.client, str(part.batch_id)),
+                                    gone=lambda: self._forget(part))
         if items is None:
             return
         got = {i.custom_id: i for i in items if i.custom_id in part.requests}

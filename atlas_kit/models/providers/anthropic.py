@@ -21,6 +21,7 @@ from anthropic.types import Model
 from ...types import Source
 from ..provider import Capabilities, Credentials, Provider
 from ..transport import in_process_client, message_body
+from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["ANTHROPIC_URL", "AnthropicAPI", "deprecation", "known_models"]
 
@@ -38,7 +39,7 @@ class AnthropicAPI(Provider):
 
     def __init__(self, *, key: str) -> None:
         if not isinstance(key, str) or not key.strip():
-            raise ValueError("AnthropicAPI needs a key: set ANTHROPIC_API_KEY in the environment.")
+            raise AtlasKitValueError("AnthropicAPI needs a key: set ANTHROPIC_API_KEY in the environment.")
         self._key = key
 
     @property

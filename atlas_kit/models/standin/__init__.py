@@ -13,7 +13,7 @@ from ..._lazy import lazy_exports as _lazy_exports
 if _typing.TYPE_CHECKING:
     from .model import (DEFAULT_PROFILE, OFFLINE_MODEL, OfflineModel, PROFILES, Profile, STANDIN_SOURCE, UNGUIDED,
         offline_client)
-    from .reading import CUES, Reading, read_error
+    from .reading import CUES, ERROR_MARKS, Reading, read_error, reads_as_error
     from .planner import CHANGING, Done, Goal, GoalContext, GoalKind, PlannedCall, answer, fix_call, plan, switch_call
 
 _WHERE = {
@@ -21,6 +21,7 @@ _WHERE = {
     "CUES": "reading",
     "DEFAULT_PROFILE": "model",
     "Done": "planner",
+    "ERROR_MARKS": "reading",
     "Goal": "planner",
     "GoalContext": "planner",
     "GoalKind": "planner",
@@ -37,12 +38,13 @@ _WHERE = {
     "offline_client": "model",
     "plan": "planner",
     "read_error": "reading",
+    "reads_as_error": "reading",
     "switch_call": "planner",
 }
 __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 
 __all__ = [
-    "CHANGING", "CUES", "DEFAULT_PROFILE", "Done", "Goal", "GoalContext", "GoalKind", "OFFLINE_MODEL", "OfflineModel",
-    "PROFILES", "PlannedCall", "Profile", "Reading", "STANDIN_SOURCE", "UNGUIDED", "answer", "fix_call",
-    "offline_client", "plan", "read_error", "switch_call",
+    "CHANGING", "CUES", "DEFAULT_PROFILE", "Done", "ERROR_MARKS", "Goal", "GoalContext", "GoalKind", "OFFLINE_MODEL",
+    "OfflineModel", "PROFILES", "PlannedCall", "Profile", "Reading", "STANDIN_SOURCE", "UNGUIDED", "answer",
+    "fix_call", "offline_client", "plan", "read_error", "reads_as_error", "switch_call",
 ]

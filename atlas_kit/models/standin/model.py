@@ -13,7 +13,7 @@ import json
 import random
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, cast, overload
+from typing import Literal, cast, overload
 
 import anthropic
 
@@ -21,6 +21,7 @@ from .planner import CHANGING, Goal, PlannedCall, answer, fix_call, plan, switch
 from .reading import read_error, reads_as_error
 from ..transport import in_process_async_client, in_process_client, message_body
 from ...types import Block, JSONObject, MessageBody, Source, ToolDefinition, content_blocks, result_text
+from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["DEFAULT_PROFILE", "OFFLINE_MODEL", "OfflineModel", "PROFILES", "Profile", "STANDIN_SOURCE", "UNGUIDED", "offline_client"]
 
@@ -55,7 +56,7 @@ class Profile:
     def __post_init__(self) -> None:
         weights = [getattr(self, k) for k in UNGUIDED]
         if any(w < 0 for w in weights) or abs(sum(weights) - 1.0) > 1e-9:
-            raise ValueError(f"Profile weights ({', '.join(UNGUIDED)}) must be >= 0 and sum to 1; got {weights}.")
+            raise AtlasKitValueError(f"Profile weights ({', '.join(UNGUIDED)}) must be >= 0 and sum to 1; got {weights}.")
 
     def draw(self, rng: random.Random) -> str:
         """One unguided behaviour (a name in UNGUIDED), drawn with this profile's weights."""
@@ -225,7 +226,7 @@ def _text(content: object) -> str:
     return "".join(b["text"] for b in content_blocks(content) if b["type"] == "text")
 
 
-def _json(text: str) -> Any:
+def _json(text: str) -> object:
     try:
         return json.loads(text)
     except ValueError:

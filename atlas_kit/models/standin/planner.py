@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, TypedDict
+from typing import Literal, Mapping, TypedDict
 
-from ...atlas.data import MONEY, id_pattern
+from ...atlas.formats import MONEY, id_pattern
 from ...types import JSONObject, ToolDefinition
 
 __all__ = ["CHANGING", "Done", "Goal", "GoalContext", "GoalKind", "PlannedCall", "answer", "fix_call", "plan",
@@ -44,7 +44,7 @@ class Done(TypedDict):
 
     tool: str
     input: JSONObject
-    result: Any
+    result: object
 
 
 class GoalContext(TypedDict, total=False):
@@ -66,7 +66,7 @@ GoalKind = Literal["account", "invoices", "order", "cancel", "quantity", "addres
 """The kinds of request the stand-in recognises."""
 
 
-def _call(name: str, **args: Any) -> PlannedCall:
+def _call(name: str, **args: str | int | None) -> PlannedCall:
     return {"name": name, "input": {k: v for k, v in args.items() if v is not None}}
 
 
@@ -92,7 +92,7 @@ class Goal:
             "stock": f"get the warehouse figures for {self.subject}", "human": "pass this to a person",
         }[self.kind]
 
-    def succeed(self, call: PlannedCall, result: Any) -> None:
+    def succeed(self, call: PlannedCall, result: object) -> None:
         """Take one successful result; set the next calls, or finish."""
         redo = self.context.get("redo")
         if redo and call in redo:

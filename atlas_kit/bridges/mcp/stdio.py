@@ -1,0 +1,136 @@
+"""`atlas-kit mcp` on stdio: the SDK's transport, plus what a hostile or dying client needs of it.
+
+Every request with an id gets exactly one answer: one the SDK cannot read as JSON-RPC (params that are not an object)
+gets -32600 here, where the SDK would drop it and leave the client waiting. SIGTERM, SIGHUP and SIGINT log the open
+episode (as ended by that signal) and end the process at once; a client that vanishes while replies are pending ends
+the server as a hang-up does, with no traceback. Chapter 15.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from typing import IO, AsyncIterator, Iterator, cast
+
+import anyio
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp.server.stdio import stdio_server
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
+
+from .server import AtlasMCP
+from .wording import BAD_REQUEST, in_style
+
+__all__ = ["STOP_SIGNALS", "malformed_reply", "serve_stdio"]
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+_SHAPE = ('This request is not one JSON-RPC 2.0 and MCP can read: send "jsonrpc": "2.0", a "method", and "params" '
+          "as an object of named fields (or no params).")
+
+
+class _Lines:
+    """stdin's lines for the SDK's reader, remembering the last one: the text of a message the SDK could not read."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._file = anyio.wrap_file(stream)
+        self.last = ""
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._file.readline()
+        if not line:
+            raise StopAsyncIteration
+        self.last = line
+        return line
+
+
+def malformed_reply(line: str, *, style: str) -> JSONRPCError | None:
+    """The answer to a line the SDK could not read as a JSON-RPC message: -32600 when it is a request with a usable id
+    (a string or a whole number); None when there is no id to answer it by (a notification, a line that is not a JSON
+    object, an id of null) or it is a response (it has "result" or "error")."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "result" in message or "error" in message:
+        return None
+    request_id = message.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        return None
+    error = ErrorData(code=INVALID_REQUEST, message=in_style(style, raw=BAD_REQUEST, contract=_SHAPE))
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
+async def _screen(incoming: ReadStream[SessionMessage | Exception], out: MemoryObjectSendStream[SessionMessage | Exception],
+                  write: WriteStream[SessionMessage], lines: _Lines, style: str) -> None:
+    """Pass every message on to the server; answer, in its place, each request the SDK could not read. Ends quietly
+    when the server has stopped taking messages (the client went away)."""
+    async with out:
+        try:
+            async for item in incoming:
+                # The SDK's reader sends the error for a line before it reads the next, so `lines.last` is that line.
+                reply = malformed_reply(lines.last, style=style) if isinstance(item, Exception) else None
+                if reply is not None:
+                    await write.send(SessionMessage(reply))
+                else:
+                    await out.send(item)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return
+
+
+async def _stop_on_signal(server: AtlasMCP) -> None:
+    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        async for signum in signals:
+            # The handlers are synchronous, so no call is half done: log the episode, then end at once. A worker
+            # thread blocked on a pipe the client stopped reading cannot be cancelled, so no shutdown is awaited.
+            try:
+                server.close(why=f"the server was stopped by {signal.Signals(signum).name}")
+            finally:
+                sys.stderr.flush()
+                os._exit(0)
+
+
+async def serve_stdio(server: AtlasMCP) -> None:
+    """Serve over this process's stdin and stdout until the client closes stdin or goes away, or a stop signal
+    comes (which ends the process: this is `atlas-kit mcp`'s loop); the open episode is logged in every case."""
+    # A duplicate of fd 0, read as UTF-8 whatever the locale (as the SDK reads it), closed with the server.
+    stdin = open(os.dup(sys.stdin.fileno()), encoding="utf-8", errors="replace")
+    lines = _Lines(stdin)
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(_stop_on_signal, server)
+            # stdin is passed in, so the SDK reads it through `lines`; stdout stays the SDK's own (fd 1 is diverted).
+            async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as (read, write):
+                out, screened = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+                tasks.start_soon(_screen, read, out, write, lines, server.style)
+                await server.server.run(screened, write, server.server.create_initialization_options())
+            tasks.cancel_scope.cancel()
+    except Exception as exc:  # an exception group on 3.11+ (anyio's own on 3.10)
+        if not _client_gone(exc):
+            raise
+    finally:
+        server.close()
+        stdin.close()
+
+
+_GONE = (BrokenPipeError, ConnectionResetError)  # the client closed its end of the pipe
+_AFTER = (anyio.BrokenResourceError, anyio.ClosedResourceError)  # what the server's own streams raise then
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """Whether `exc` says the client went away: a broken pipe, alone or in a group with only what follows from it."""
+    found = list(_leaves(exc))
+    return any(isinstance(e, _GONE) for e in found) and all(isinstance(e, _GONE + _AFTER) for e in found)
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    inner = getattr(exc, "exceptions", None)  # an exception group (the builtin on 3.11+, anyio's backport on 3.10)
+    if isinstance(inner, tuple):
+        for each in inner:
+            yield from _leaves(each)
+    else:
+        yield exc

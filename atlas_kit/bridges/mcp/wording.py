@@ -1,0 +1,49 @@
+"""What Atlas's MCP server says when something goes wrong, in each style: a failed call as an `isError` result, and
+the message of a protocol error (an unknown tool, arguments that are not an object, a request of the wrong shape).
+
+raw says what the SDK or the validation library would say; generic puts the usual wrapper's apology before that;
+contract gives the contract's body or an instruction. No episode and no wire here (episode.py, server.py, stdio.py).
+Chapter 15.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ...contract.vocab import MCPResult, text_to_mcp, to_mcp
+from ...dispatch.dispatcher import crash_error
+from ...dispatch.styles import GENERIC_PREFIX, Failure, style_named
+from ...types import result_text
+
+__all__ = ["BAD_PARAMS", "BAD_REQUEST", "call_result", "crash_result", "in_style", "unknown_tool"]
+
+# The SDK's own words for params that fail their model (its -32602), and JSON-RPC 2.0's for a message that is not a
+# request (-32600): what a server built on the SDK answers, so what the raw style says.
+BAD_PARAMS = "Invalid request parameters"
+BAD_REQUEST = "Invalid Request"
+
+
+def in_style(style: str, *, raw: str, contract: str) -> str:
+    """A protocol error's message: `raw` as it is, after GENERIC_PREFIX for generic, or the contract's `contract`."""
+    if style == "contract":
+        return contract
+    return raw if style == "raw" else f"{GENERIC_PREFIX} {raw}"
+
+
+def call_result(style: str, failure: Failure) -> MCPResult:
+    """A failed call's CallToolResult: the contract body (also as structuredContent), or the style's text alone."""
+    if style == "contract":
+        return to_mcp(failure.error, structured=True)
+    return text_to_mcp(result_text(style_named(style)(failure)["content"]), is_error=True)
+
+
+def unknown_tool(style: str, name: str, tools: Sequence[str]) -> str:
+    """The -32602 message for a tool the server does not have. raw is the spec's example and the SDK's MCPServer's
+    words, name and all; the contract lists the tools and never repeats the name it was sent."""
+    return in_style(style, raw=f"Unknown tool: {name}",
+                    contract=f"No tool has that name on this server; call one of: {', '.join(tools)}.")
+
+
+def crash_result(style: str, tool: str, exc: BaseException, *, side_effect: bool | None) -> MCPResult:
+    """The result for a call the server itself failed on. raw is what the SDK's MCPServer says of a crash (the
+    exception's text stays on the server); the contract's is dispatch.crash_error's body, its traceback left out."""
+    return call_result(style, Failure(tool, crash_error("mcp", exc, side_effect=side_effect), f"Error executing tool {tool}"))
