@@ -3,8 +3,11 @@
 Each episode builds an Atlas session, runs the agent loop against the offline stand-in and grades
 the run. The same episodes run three ways: through a genuine `anthropic.Anthropic` and its
 in-process transport; with the SDK and HTTP bypassed (the stand-in's handler called directly);
-and through `run_experiment` with its JSONL file (write, flush and fsync per episode).
-Target: 1,000 offline episodes in at most 5 s on one core.
+and through `run_experiment` with its JSONL file (write, flush and fsync per episode). The floor is the bare SDK's
+own cost: the same requests sent through a genuine client and the same in-process transport to a handler that only
+hands back the recorded answer; atlas_kit's overhead is the SDK path's time over that floor (the loop, the
+dispatcher, Atlas's tools, the grader and the stand-in's planning). Targets: 1,000 offline episodes in at most 5 s
+on one core, and at most 1.3x the floor.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from atlas_kit.experiments.episodes import plan
 from atlas_kit.experiments.running import run_episode
 
 from atlas_kit.models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, OfflineModel, offline_client
+from atlas_kit.models.transport import in_process_client
 
 STYLES = ("raw", "generic", "contract")
 
@@ -40,6 +44,30 @@ class DirectClient:
 
     def __init__(self, handler: OfflineModel) -> None:
         self.messages = _Messages(handler)
+
+
+class _Taped:
+    """The stand-in, keeping every request it answered and its answer: what the floor sends again."""
+
+    def __init__(self, seed: int, tape: list[tuple[dict, dict]]) -> None:
+        self.model, self.tape = OfflineModel(seed=seed), tape
+
+    def __call__(self, body: dict) -> dict:
+        answer = self.model(body)
+        self.tape.append((body, answer))
+        return answer
+
+
+def _floor(tape: list[tuple[dict, dict]]) -> float:
+    """Seconds for the bare SDK to send every taped request, in order, through the in-process transport to a
+    handler that only hands back the next recorded answer: the SDK's own cost, with none of atlas_kit's."""
+    answers = iter([answer for _, answer in tape])
+    client = in_process_client(lambda body: next(answers), max_retries=0)
+    requests = [dict(body) for body, _ in tape]
+    start = time.perf_counter()
+    for body in requests:
+        client.messages.create(**body)
+    return time.perf_counter() - start
 
 
 def _sweep(episodes: list, make_client: Any) -> tuple[float, list[dict]]:
@@ -65,6 +93,9 @@ def main() -> None:
                     tickets=list(TICKETS), trials=trials, model=OFFLINE_MODEL)[: args.episodes]
     _sweep(episodes[:30], lambda seed: offline_client(seed=seed))  # warm-up: imports and caches
     sdk_s, sdk = _sweep(episodes, lambda seed: offline_client(seed=seed))
+    tape: list[tuple[dict, dict]] = []
+    _sweep(episodes, lambda seed: in_process_client(_Taped(seed, tape), max_retries=0))
+    floor_s = _floor(tape)
     direct_s, direct = _sweep(episodes, lambda seed: DirectClient(OfflineModel(seed=seed)))
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
@@ -77,6 +108,10 @@ def main() -> None:
           f"seeds 0-{trials - 1}), {calls} model calls, one core")
     print(f"  real SDK + in-process HTTP : {sdk_s:6.2f} s  {n / sdk_s:7.0f} episodes/s  "
           f"-> 1,000 episodes in {1000 * sdk_s / n:.2f} s (target <= 5 s: {'met' if 1000 * sdk_s / n <= 5 else 'NOT met'})")
+    print(f"  the bare SDK's floor       : {floor_s:6.2f} s  the same {len(tape)} requests, answers looked up, no "
+          "atlas_kit")
+    print(f"  atlas_kit over the floor   : {sdk_s / floor_s:6.2f}x (target <= 1.3x: "
+          f"{'met' if sdk_s / floor_s <= 1.3 else 'NOT met'}; {1000 * (sdk_s - floor_s) / calls:.2f} ms a call)")
     print(f"  HTTP layer bypassed        : {direct_s:6.2f} s  {n / direct_s:7.0f} episodes/s")
     print(f"  SDK + HTTP cost per call   : {1000 * (sdk_s - direct_s) / calls:.2f} ms "
           f"({(sdk_s - direct_s) / sdk_s:.0%} of the SDK path)")
