@@ -127,6 +127,11 @@ CLAIMS = [
     Claim("00", r"the replay refuses instead of inventing an answer", "replay = choose_model(cassette=path)",
           shows=("same answer as the recording: True", "other ticket: api_failure")),
     Claim("00", r"It says what it is rather than pretending", "Write a haiku", shows=("not a language model",)),
+    Claim("00", r"below, the stand-in runs chapter 01's sweep with that chapter's default parameters", 'name="00_count"',
+          shows=(r"chapter 01's sweep: \d+ episodes, \d+ model calls when the stand-in answers \(at most \d+ if every episode",
+                 r"at seconds_per_call = [\d.]+ \(an assumption\): about [\d.]+ hours")),
+    Claim("00", r"the refusal \(a `ReplayMiss`, whose message starts \"request not in cassette\"\)", "replay = choose_model(cassette=path)",
+          shows=(r"(?m)^request not in cassette: ",)),
     # 01
     Claim("01", r"this draw was \*apologise\*", "runs = {style: run_agent", shows=(r"(?m)^raw .*I'm sorry.*apology_without_action",)),
     Claim("01", r"stop reason `loop_broken`, the customer handed to a colleague", "runs = {style: run_agent",
