@@ -230,19 +230,19 @@ CLAIMS = [
     Claim("04", r"T04's ceiling routes to `escalate_to_human`, queue `billing_refunds`", 'style="contract", seed=seed), model=choice.model, source=choice.source)\nprint(after)\nprint("escalations:"',
           shows=(r"escalations: \[\('ESC-0001', 'ACC-4471', 'billing_refunds'\)\]",)),
     # 05
-    Claim("05", r"With an empty result every style answers the question\. With the wrapper, none does", "for wrapped in (False, True):",
+    Claim("05", r"With an empty result there is no error, so every style leaves it the same success to relay", "for wrapped in (False, True):",
           holds=lambda out: all((r[0] == "empty result") == (r[3] == r[4] == "True") for r in _table(out))),
-    Claim("05", r"Under the contract it stops cleanly, and still says the wrong thing", "for wrapped in (False, True):",
-          shows=(r"empty is an error +contract +finished +False +False",)),
+    Claim("05", r"under the contract it follows the `not_found`'s stop, so it stops cleanly and relays a failure that was never true",
+          "for wrapped in (False, True):", shows=(r"empty is an error +contract +finished +False +False",)),
     Claim("05", r"straight back into the same call until the dispatcher breaks the loop", "for wrapped in (False, True):",
           shows=(r"empty is an error +generic +loop_broken",)),
-    Claim("05", r"T02 and T13 state a zero balance, and the grader accepts both", "calls = lambda run:",
-          shows=(r"(?m)^T02 .*\$0\.00\. +True$", r"(?m)^T13 .*\$0\.00\. +True$")),
-    Claim("05", r"T13 also names the paid invoice behind the customer's \\\$199\.00", "calls = lambda run:",
+    Claim("05", r"T02 and T13 are the cases where nothing is owed: the `correct` column says whether each answer stated the zero balance",
+          "calls = lambda run:", shows=(r"(?m)^T02 .*\$0\.00\. +True$", r"(?m)^T13 .*\$0\.00\. +True$")),
+    Claim("05", r"on T13, the paid invoice behind the customer's \\\$199\.00", "calls = lambda run:",
           shows=(r"T13 .*INV-20460 \(\$199\.00, paid\)",)),
     Claim("05", r"The line above shows whether the answer passed that request on", "T23's answer asks the customer",
           shows=(r"T23's answer asks the customer to check the number: (?:True|False)",)),
-    Claim("05", r"it stopped and passed on the failure", "broken = atlas_session",
+    Claim("05", r"it stops and passes on the failure \(the answer above\)", "broken = atlas_session",
           shows=(r"assistant: I couldn't list the invoices on ACC-4475", r"Grade\(correct=False")),
     # 06
     Claim("06", r"its `final_text` is empty: the customer gets no answer at all", "looping = run_agent",
@@ -433,6 +433,57 @@ def test_chapter_04_sends_the_generic_wrapper_back_to_the_chapter_that_introduce
     assert "**generic**" in _markdown("01"), "chapter 01 no longer introduces the generic wrapper"
     assert re.search(r"wrapper that chapter 01 introduced", _markdown("04"))
     assert not re.search(r"generic[^.]*gets its own chapter", _markdown("04"))
+
+
+# --- chapters 00-05: what a pattern cannot check ----------------------------------------------------------------
+
+FIRST_SIX = ["00", "01", "02", "03", "04", "05"]
+
+
+def _code(stem: str) -> list[str]:
+    return [_text(c) for c in _cells(stem) if c["cell_type"] == "code"]
+
+
+def test_ch00_counts_chapter_01s_sweep_with_chapter_01s_own_parameters():
+    count = next(c for c in _code("00") if 'name="00_count"' in c)
+    sweep = next(c for c in _code("01") if 'name="01_styles"' in c)
+    scope: dict = {}
+    exec(next(_text(c) for c in _cells("01") if "parameters" in c["metadata"].get("tags", [])), {}, scope)  # noqa: S102
+    styles = re.search(r"styles=(\([^)]*\))", sweep).group(1)
+    assert f"styles={styles}" in count and f"trials={scope['trials']}," in count, (
+        "chapter 00 counts chapter 01's sweep: give it chapter 01's styles and default trials")
+    assert 'model="offline"' in count, "chapter 00 counts the stand-in's calls, whatever model the chapter runs"
+
+
+def test_ch05_t23_is_graded_correct_only_when_its_answer_passes_the_request_on():
+    table = _output(next(c for c in _cells("05") if "calls = lambda run:" in _text(c)))
+    said = _output(next(c for c in _cells("05") if c["cell_type"] == "code" and "T23's answer asks" in _text(c)))
+    graded = _rows_where(table, "T23")[0][-1]
+    assert graded == "False" or "check the number: True" in said, "T23 is graded correct, yet its answer drops the request"
+
+
+@pytest.mark.parametrize("stem", FIRST_SIX)
+def test_toolmaze_is_cited_with_its_n_and_never_as_evidence_for_a_branch(stem):
+    for cell in _cells(stem):
+        text = _text(cell)
+        if cell["cell_type"] != "markdown" or "2606.05806" not in text or text.lstrip().startswith("## Sources"):
+            continue
+        assert "not in the sources the course could read" in text, f"{stem}: ToolMaze cited without its N"
+    if stem == "02":  # the chapter on naming branches: ToolMaze measured explicit against implicit, not branches
+        assert "2606.05806" not in _markdown("02")
+
+
+@pytest.mark.parametrize("stem", FIRST_SIX)
+def test_a_chapter_runs_the_model_it_names_and_asserts_nothing_about_it(stem):
+    for code in _code(stem):
+        assert not re.search(r"(?m)^\s*assert\b", code), f"{stem}: an assert on a run fails on a real model; print instead"
+        for call in re.findall(r"run_experiment\((?:[^()]|\([^()]*\))*\)", code):
+            assert re.search(r'model=(?:choice\.spelling|"offline")', call), (
+                f"{stem}: a sweep takes model=choice.spelling (the model the setup line named) or \"offline\"; "
+                f"choice.model is a bare name that a sweep would answer with the stand-in: {call[:80]}")
+    sweeps = [c for c in _code(stem) if "model=choice.spelling" in c]
+    if any(re.search(r"styles=\([^)]*,[^)]*\)", c) for c in sweeps):
+        assert any("paired_table(records)" in c for c in _code(stem)), f"{stem}: a two-arm sweep shows paired_table"
 
 
 def test_the_bounds_defaults_the_prose_names():
