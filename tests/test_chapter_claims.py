@@ -127,85 +127,122 @@ CLAIMS = [
     Claim("00", r"the replay refuses instead of inventing an answer", "replay = choose_model(cassette=path)",
           shows=("same answer as the recording: True", "other ticket: api_failure")),
     Claim("00", r"It says what it is rather than pretending", "Write a haiku", shows=("not a language model",)),
+    Claim("00", r"below, the stand-in runs chapter 01's sweep with that chapter's default parameters", 'name="00_count"',
+          shows=(r"chapter 01's sweep: \d+ episodes, \d+ model calls when the stand-in answers \(at most \d+ if every episode",
+                 r"at seconds_per_call = [\d.]+ \(an assumption\): about [\d.]+ hours")),
+    Claim("00", r"the refusal \(a `ReplayMiss`, whose message starts \"request not in cassette\"\)", "replay = choose_model(cassette=path)",
+          shows=(r"(?m)^request not in cassette: ",)),
     # 01
-    Claim("01", r"this draw was \*apologise\*", "runs = {style: run_agent", shows=(r"(?m)^raw .*I'm sorry.*apology_without_action",)),
-    Claim("01", r"stop reason `loop_broken`, the customer handed to a colleague", "runs = {style: run_agent",
-          shows=(r"(?m)^generic .*loop_broken +False +loop",)),
-    Claim("01", r"so it switched tools, opened the return", "runs = {style: run_agent",
-          shows=(r"(?m)^contract +escalate_to_human.*finished +True",)),
-    Claim("01", r"\*\*contract\*\* recovers in every episode", "def rate_row", shows=(r"(?m)^contract .* 100% ",)),
-    Claim("01", r"\*\*generic\*\* recovers in none", "def rate_row", shows=(r"(?m)^generic .* 0% ",)),
-    Claim("01", r"Raw recovery moves with the weights and generic does not move at all", "swept = run_experiment",
-          shows=("raw differs between profiles: True", "generic is the same under every profile: True")),
-    Claim("01", r"in T14 the escalation it should switch to is down anyway", "lucky = sorted", shows=(r"still gets right: .*T14",)),
-    Claim("01", r"In this simulation no profile recovers on every branch\. That follows from how the stand-in is built",
-          '["branch the error called for", *profiles]',
-          holds=lambda out: all(any(row[k].startswith("0/") for row in _table(out)) for k in range(1, len(_table(out)[0])))),
+    Claim("01", r"\*\*plain\*\*: one plain-English sentence that says what went wrong", "row = next(r for r in catalogue",
+          shows=(r"(?m)^plain +That order has already shipped, so it can no longer be changed\.$",)),
+    Claim("01", r"the sentence holds none of its cues either", "readings = [",
+          shows=(r"(?m)^plain +none +none: falls back to the Profile",)),
+    Claim("01", r"so it is built to fall back to its `Profile` and draw an unguided move", "runs = {style: run_agent",
+          shows=(r"(?m)^raw .* +False +\S",)),
+    Claim("01", r"breaks the loop once the same \(tool, arguments, error\) comes back twice: stop reason `loop_broken`",
+          "runs = {style: run_agent", shows=(r"(?m)^generic +called update_order.*loop_broken +False +loop",)),
+    Claim("01", r"it is built to follow `next`, here to `escalate_to_human`", "runs = {style: run_agent",
+          shows=(r"(?m)^contract +called escalate_to_human.*finished +True",)),
+    Claim("01", r"\*\*contract\*\* is built to be full", "def rate_row",
+          shows=("every contract episode that hit an error recovered: True", r"(?m)^contract .* 100% ")),
+    Claim("01", r"\*\*generic\*\* is built to be empty", "def rate_row",
+          shows=("no generic episode did: True", r"(?m)^generic .* 0% ")),
+    Claim("01", r"`paired_table` compares each style with the contract", "paired_table(records)",
+          shows=(r"(?m)^contract - raw ", r"(?m)^contract - generic ", r"(?m)^contract - plain ", "McNemar p")),
+    Claim("01", r"Raw and plain recovery move with the weights and generic does not move at all", "swept = run_experiment",
+          shows=("raw differs between profiles: True", "plain differs: True", "generic is the same under every profile: True")),
+    Claim("01", r"The second line counts how often that left a stop episode wrong", "stops = [r for r in raw",
+          shows=(r"'stops' on the stop branch: \d+ of \d+ correct; the others' labels: \{'omitted_tell': [1-9]",)),
+    Claim("01", r"In this simulation no profile recovers on every branch \(the third line checks\)", "stops = [r for r in raw",
+          shows=("profiles right at least once on every branch: none",)),
     Claim("01", r"a fourth, built here, always stops", "profiles = {**named_profiles()",
           shows=(r"(?m)^stops +0 +0 +0 +0 +1$",)),
     # 02
-    Claim("02", r"in the stored run \(seed 0\) it guessed a neighbouring invoice id", 'compare("T22")',
-          shows=(r"(?m)^raw .*INV-20422.*loop_broken .*enumeration",)),
-    Claim("02", r"it changed exactly the named argument", 'print(runs["contract"])',
-          shows=(r'"amount_cents": 8500', r'tool call: issue_refund\(.*"amount_cents": 7500', r"Refund of \$75\.00")),
-    Claim("02", r"one error, one escalation, and an answer that says what happened and who will follow up",
-          'print(runs["contract"])', shows=(r"tool call: escalate_to_human", r"assistant: .*will reply to the customer")),
+    Claim("02", r"the table's labels name what this run drew \(`enumeration` is a call on an id nobody gave", 'compare("T22")',
+          shows=(r"(?m)^raw +called issue_refund\(.*INV-20422.*loop_broken .*enumeration",)),
+    Claim("02", r"With the contract it is built to follow `next` and change exactly the named argument", 'print(runs["contract"])',
+          shows=(r'"amount_cents": 8500', r'tool call: issue_refund\(.*"amount_cents": 7500', r"Refund of \$75\.00",
+                 r"arguments the second call changed: \['amount_cents'\]")),
+    Claim("02", r"The stand-in is built to switch to the tool `next` names, with the invoice and the amount in `reason`",
+          'print(runs["contract"])', shows=(r"tool call: escalate_to_human\(.*INV-20411", r"assistant: .*will reply to the customer")),
     Claim("02", r"whether it passes on the contract's request to check the number", 'said = runs["contract"].final_text',
-          shows=(r"No account matches account_id", r"asks the customer to check the number: (?:True|False)")),
-    Claim("02", r"The first 429 reaches the model as `upstream_unavailable`, branch `stop`, and the customer never learns",
+          shows=(r"No account matches account_id", r"asks the customer to check the number: (?:True|False)", r"graded correct: (?:True|False)"),
+          holds=lambda out: "graded correct: False" in out or "check the number: True" in out),
+    Claim("02", r"The first 429 reaches the model as `upstream_unavailable`, branch `stop`: when the stand-in runs, it is built to follow",
           "no_retry = run_agent", shows=(r"errors the model saw: \['upstream_unavailable'\]", r"couldn't look up order ORD-77140")),
     Claim("02", r"The model's transcript holds no error at all; the two 429s are visible only in the trace",
           'run = run_agent(choice.client, atlas_session("T25"',
           shows=(r"errors the model saw: \[\]", r"transient +get_order +1 ", r"transient +get_order +2 ")),
-    Claim("02", r"its profile, which drew \*fabricate\*", 'pg.ticket.value = "T05"\nrows',
+    Claim("02", r"The stand-in is built to obey it, and the identical call fails identically", 'compare("T23", styles=("generic", "contract"))',
+          shows=(r"'kind': 'loop_detected'", r"(?m)^generic +called get_account.*loop_broken")),
+    Claim("02", r"and the labels name the draw \(`fabrication` is a reply claiming it was done", 'pg.ticket.value = "T05"\nrows',
           shows=(r"(?m)^raw .*All done.*fabrication",)),
-    Claim("02", r"repeated the call on the partner's account until the loop breaker stopped it, which the grader also counts",
+    Claim("02", r"repeats the call on the partner's account until the loop breaker stops it, which the grader also counts as `enumeration`",
           'pg.ticket.value = "T05"\nrows', shows=(r'(?m)^generic .*"ACC-4472".*loop_broken .*enumeration',)),
-    Claim("02", r"Only the raw rows can move", "for branch, in_branch in",
+    Claim("02", r"When the stand-in runs, only the raw and plain rows can move", "for branch, in_branch in",
           shows=(r"retry_changed +contract +100%", r"stop +contract +100%", r"switch_tool +contract +100%"),
           lacks=(r"generic +[1-9]\d*%",)),
+    Claim("02", r"each can be set against the contract pair by pair", "paired_table(records)",
+          shows=(r"(?m)^contract - raw ", r"(?m)^contract - generic ", r"(?m)^contract - plain ", "McNemar p")),
     # 03
-    Claim("03", r"relays the failure, and the customer never hears the balance", "as_error = run_agent",
+    Claim("03", r"built to follow a `not_found`'s stop and relay the failure, so the customer does not hear the balance", "as_error = run_agent",
           shows=(r"nothing found as an error +1 +1 +False .*not found", r"empty result +1 +0 +True .*\$0\.00")),
-    Claim("03", r"Both runs end correct here", "original = run_agent", shows=("correct: True True",)),
+    Claim("03", r"a test pinned to the code passes on both; a test pinned to the message text breaks on the rewording", "refund = [",
+          shows=(r"codes: \['limit_exceeded', 'limit_exceeded'\] \| messages equal: False", r"passes on: \[True, False\]")),
+    Claim("03", r"so the rewording cannot change its outcome; the last line says what this run's grades were", "refund = [",
+          shows=("the whole ticket, correct: True True",)),
+    Claim("03", r"and turns a `suggested_fix` into `next`: its words become `say`, with branch `retry_changed` when the code is "
+                r"retryable and `stop` when it is not", "examples = [",
+          shows=(r'"error": "not_found", .*"retryable": false, "next": \{"branch": "stop", "say": "Ask the customer to check',
+                 r'"error": "upstream_unavailable", .*"say": "Tell the customer the service is busy'),
+          lacks=(r"Wait 4 seconds",)),
+    Claim("03", r"The raw and generic texts begin as an exception or \"An error occurred\" begins; the plain sentence reads like any sentence",
+          "def contract_body", shows=(r"(?m)^raw .* False +True$", r"(?m)^generic .* False +True$", r"(?m)^plain .* False +False$",
+                                      r"(?m)^contract .* True +True$")),
     Claim("03", r"The run does not start, and the status line says why", 'pg.code.value = "T04", "compose"',
           shows=(r"run: None", r"Not run: the builder refused")),
-    Claim("03", r"The stand-in follows `next` to `escalate_to_human`, and the ticket ends correct", 'pg.tool.value = "switch_tool"',
+    Claim("03", r"The stand-in is built to follow `next` to `escalate_to_human`; the two lines below say what this run did", 'pg.branch.value, pg.argument.value, pg.tool.value = "switch_tool"',
           shows=(r"next move: called escalate_to_human", r"stop: finished \| correct: True")),
     # 04
+    Claim("04", r"The right column is the longer one, in as many rows as the line above the table counts", "longer = sum(",
+          holds=lambda out: (lambda m: m is not None and m.group(1) == m.group(2))(re.search(r"longer than the raw text in (\d+) of (\d+) rows", out))),
     Claim("04", r"The raw column gives the stand-in no cue in every row but one, and that one is a misreading",
           "def selects(", shows=(r"rate limited for too long .*retry_unchanged \(retry-after\)",),
           holds=lambda out: sum(r[2] == "none (none)" for r in _table(out)) == len(_table(out)) - 1),
-    Claim("04", r"the agent tries ACC-4473, ACC-4474 and so on", "guessing = run_agent",
-          shows=(r"ACC-4473", r"ACC-4474", r"\('enumeration',\)")),
+    Claim("04", r"the stand-in tries ACC-4473, ACC-4474 and so on", "guessing = run_agent",
+          shows=(r"ACC-4473", r"ACC-4474", r"\('omitted_tell', 'enumeration'\)")),
     Claim("04", r"The account it found belongs to the same customer", "guessing = run_agent",
           shows=(r'"account_id":"ACC-4475","customer":"acme"',)),
     Claim("04", r"The profile was never consulted: the body names `stop`", 'after = run_agent(stand_in',
           shows=(r"Grade\(correct=True",)),
     Claim("04", r"it stops on a text with the prohibition and guesses on one without", 'said.split(" Do not")',
           shows=(r"(?m)^ *none <- ", r"(?m)^ *stop <- .*Do not try other account ids")),
-    Claim("04", r"Under the contract the three tickets end correctly in every trial", 'name="ch04-three-that-matter"',
+    Claim("04", r"When the stand-in runs, the contract rows are built to be right in every trial", 'name="ch04-three-that-matter"',
           holds=lambda out: all(r[2].split("/")[0] == r[2].split("/")[1] for r in _table(out) if r[1] == "contract")),
-    Claim("04", r"Enumeration shows up on T05 under the generic wrapper in every trial", 'name="ch04-three-that-matter"',
-          shows=(r"T05 +generic +0/(\d+) .*enumeration \1\b",)),
-    Claim("04", r"in some raw trials, as a guess at a neighbouring id", 'name="ch04-three-that-matter"',
-          shows=(r"T05 +raw .*enumeration [1-9]",)),
+    Claim("04", r"the generic wrapper sends it back to the forbidden id after the refusal, which the grader counts as enumeration",
+          'name="ch04-three-that-matter"', shows=(r"T05 +generic +0/(\d+) .*enumeration \1\b", r"by style: \{.*'generic': 8")),
+    Claim("04", r"under raw or plain text it guesses a neighbouring id only when its profile draws that move", 'name="ch04-three-that-matter"',
+          shows=(r"T05 episodes labelled enumeration, by style: \{.*'raw': \d+", r"'plain': \d+")),
+    Claim("04", r"each is set against the contract pair by pair", "paired_table(records)",
+          shows=(r"(?m)^contract - raw ", r"(?m)^contract - generic ", r"(?m)^contract - plain ", "McNemar p")),
+    Claim("04", r"first every label the grader has, counted, including the two that make a finished answer wrong", "for label in LABELS",
+          shows=(r"(?m)^false_report ", r"(?m)^omitted_tell ", r"(?m)^enumeration ")),
     Claim("04", r"T04's ceiling routes to `escalate_to_human`, queue `billing_refunds`", 'style="contract", seed=seed), model=choice.model, source=choice.source)\nprint(after)\nprint("escalations:"',
           shows=(r"escalations: \[\('ESC-0001', 'ACC-4471', 'billing_refunds'\)\]",)),
     # 05
-    Claim("05", r"With an empty result every style answers the question\. With the wrapper, none does", "for wrapped in (False, True):",
+    Claim("05", r"With an empty result there is no error, so every style leaves it the same success to relay", "for wrapped in (False, True):",
           holds=lambda out: all((r[0] == "empty result") == (r[3] == r[4] == "True") for r in _table(out))),
-    Claim("05", r"Under the contract it stops cleanly, and still says the wrong thing", "for wrapped in (False, True):",
-          shows=(r"empty is an error +contract +finished +False +False",)),
+    Claim("05", r"under the contract it follows the `not_found`'s stop, so it stops cleanly and relays a failure that was never true",
+          "for wrapped in (False, True):", shows=(r"empty is an error +contract +finished +False +False",)),
     Claim("05", r"straight back into the same call until the dispatcher breaks the loop", "for wrapped in (False, True):",
           shows=(r"empty is an error +generic +loop_broken",)),
-    Claim("05", r"T02 and T13 state a zero balance, and the grader accepts both", "calls = lambda run:",
-          shows=(r"(?m)^T02 .*\$0\.00\. +True$", r"(?m)^T13 .*\$0\.00\. +True$")),
-    Claim("05", r"T13 also names the paid invoice behind the customer's \\\$199\.00", "calls = lambda run:",
+    Claim("05", r"T02 and T13 are the cases where nothing is owed: the `correct` column says whether each answer stated the zero balance",
+          "calls = lambda run:", shows=(r"(?m)^T02 .*\$0\.00\. +True$", r"(?m)^T13 .*\$0\.00\. +True$")),
+    Claim("05", r"on T13, the paid invoice behind the customer's \\\$199\.00", "calls = lambda run:",
           shows=(r"T13 .*INV-20460 \(\$199\.00, paid\)",)),
     Claim("05", r"The line above shows whether the answer passed that request on", "T23's answer asks the customer",
           shows=(r"T23's answer asks the customer to check the number: (?:True|False)",)),
-    Claim("05", r"it stopped and passed on the failure", "broken = atlas_session",
+    Claim("05", r"it stops and passes on the failure \(the answer above\)", "broken = atlas_session",
           shows=(r"assistant: I couldn't list the invoices on ACC-4475", r"Grade\(correct=False")),
     # 06
     Claim("06", r"its `final_text` is empty: the customer gets no answer at all", "looping = run_agent",
@@ -420,6 +457,57 @@ def test_chapter_04_sends_the_generic_wrapper_back_to_the_chapter_that_introduce
     assert "**generic**" in _markdown("01"), "chapter 01 no longer introduces the generic wrapper"
     assert re.search(r"wrapper that chapter 01 introduced", _markdown("04"))
     assert not re.search(r"generic[^.]*gets its own chapter", _markdown("04"))
+
+
+# --- chapters 00-05: what a pattern cannot check ----------------------------------------------------------------
+
+FIRST_SIX = ["00", "01", "02", "03", "04", "05"]
+
+
+def _code(stem: str) -> list[str]:
+    return [_text(c) for c in _cells(stem) if c["cell_type"] == "code"]
+
+
+def test_ch00_counts_chapter_01s_sweep_with_chapter_01s_own_parameters():
+    count = next(c for c in _code("00") if 'name="00_count"' in c)
+    sweep = next(c for c in _code("01") if 'name="01_styles"' in c)
+    scope: dict = {}
+    exec(next(_text(c) for c in _cells("01") if "parameters" in c["metadata"].get("tags", [])), {}, scope)  # noqa: S102
+    styles = re.search(r"styles=(\([^)]*\))", sweep).group(1)
+    assert f"styles={styles}" in count and f"trials={scope['trials']}," in count, (
+        "chapter 00 counts chapter 01's sweep: give it chapter 01's styles and default trials")
+    assert 'model="offline"' in count, "chapter 00 counts the stand-in's calls, whatever model the chapter runs"
+
+
+def test_ch05_t23_is_graded_correct_only_when_its_answer_passes_the_request_on():
+    table = _output(next(c for c in _cells("05") if "calls = lambda run:" in _text(c)))
+    said = _output(next(c for c in _cells("05") if c["cell_type"] == "code" and "T23's answer asks" in _text(c)))
+    graded = _rows_where(table, "T23")[0][-1]
+    assert graded == "False" or "check the number: True" in said, "T23 is graded correct, yet its answer drops the request"
+
+
+@pytest.mark.parametrize("stem", FIRST_SIX)
+def test_toolmaze_is_cited_with_its_n_and_never_as_evidence_for_a_branch(stem):
+    for cell in _cells(stem):
+        text = _text(cell)
+        if cell["cell_type"] != "markdown" or "2606.05806" not in text or text.lstrip().startswith("## Sources"):
+            continue
+        assert "not in the sources the course could read" in text, f"{stem}: ToolMaze cited without its N"
+    if stem == "02":  # the chapter on naming branches: ToolMaze measured explicit against implicit, not branches
+        assert "2606.05806" not in _markdown("02")
+
+
+@pytest.mark.parametrize("stem", FIRST_SIX)
+def test_a_chapter_runs_the_model_it_names_and_asserts_nothing_about_it(stem):
+    for code in _code(stem):
+        assert not re.search(r"(?m)^\s*assert\b", code), f"{stem}: an assert on a run fails on a real model; print instead"
+        for call in re.findall(r"run_experiment\((?:[^()]|\([^()]*\))*\)", code):
+            assert re.search(r'model=(?:choice\.spelling|"offline")', call), (
+                f"{stem}: a sweep takes model=choice.spelling (the model the setup line named) or \"offline\"; "
+                f"choice.model is a bare name that a sweep would answer with the stand-in: {call[:80]}")
+    sweeps = [c for c in _code(stem) if "model=choice.spelling" in c]
+    if any(re.search(r"styles=\([^)]*,[^)]*\)", c) for c in sweeps):
+        assert any("paired_table(records)" in c for c in _code(stem)), f"{stem}: a two-arm sweep shows paired_table"
 
 
 def test_the_bounds_defaults_the_prose_names():
