@@ -247,6 +247,20 @@ def test_the_prompt_cache_alone_is_not_mistaken_for_a_cut():
     assert not [w for w in caught if issubclass(w.category, ContextWarning)]
 
 
+def test_another_clients_warm_cache_is_not_mistaken_for_a_cut():
+    # Two choices (two watches) against one server: the second's first request finds the system prompt and the
+    # tools in the server's cache, from the first's requests; the server reports only what it evaluated.
+    with OllamaFake(models=[MODEL], num_ctx=32768, usage="uncached") as fake:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                choice = choose_model(f"ollama:{MODEL}", base_url=fake.base_url)
+                for ticket in ("T04", "T19"):
+                    run_agent(choice.client, atlas_session(ticket, style="raw", seed=0), model=MODEL,
+                              source=choice.source)
+    assert not [w for w in caught if issubclass(w.category, ContextWarning)]
+
+
 # --- a sweep from the command line ------------------------------------------------------------------------
 
 SWEEP = ["experiment", "--styles", "contract", "--faults", "on", "--tickets", "T01,T04", "--trials", "2",

@@ -18,7 +18,7 @@ from ..transport import estimate_tokens
 
 __all__ = ["ContextWarning", "ContextWatch"]
 
-_FLOOR = 100  # estimated tokens: below this a short new part says nothing either way
+_FLOOR = 200  # estimated tokens: below this a short new part says nothing either way
 
 
 class ContextWarning(UserWarning):
@@ -45,7 +45,9 @@ class ContextWatch:
         usage = response.get("usage")
         reported = usage.get("input_tokens") if isinstance(usage, dict) else None
         with self._lock:
-            shared = _shared(self._previous, pieces)
+            # The system prompt and the tools (the first two pieces) may sit in the server's cache from any client's
+            # request, and the cache is the server's, not this watch's: only the messages can count as new.
+            shared = max(2, _shared(self._previous, pieces))
             answer = response.get("content")
             self._previous = pieces + [canonical({"role": "assistant", "content": answer})]
             if self.warned or not isinstance(reported, int) or isinstance(reported, bool):
