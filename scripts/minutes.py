@@ -3,7 +3,8 @@ header give, computed here so the two cannot drift (tests/test_rendering.py comp
 
 Reading: prose at 180 words a minute, code at 100 (read before running it), outputs (printed text, tables) at 200,
 a chart one minute, and a third of a minute to run each code cell and look at what it did; the exercises are extra.
-Rounded to the nearest 5 minutes. `python scripts/minutes.py` prints every chapter's.
+Rounded to the nearest 5 minutes. `python scripts/minutes.py` prints every chapter's; `--write` puts them in the
+README's course map and in each chapter's opening cell (the line HEADER writes), as CI's test expects.
 """
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import json
 import re
 import sys
 from pathlib import Path
+
+import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 _WORD = re.compile(r"[A-Za-z0-9$%][\w$%.,'’-]*")
@@ -43,9 +46,49 @@ def chapter_minutes(path: Path) -> int:
     return max(5, int(5 * round(minutes / 5)))
 
 
+HEADER = "*About {minutes} minutes for a careful reader who reads every output; the exercises are extra.*"
+_HEADER = re.compile(r"\*About (\d+) minutes for a careful reader who reads every output; the exercises are extra\.\*")
+_ROW = re.compile(r"^(\| \[(\d\d) [^|]*\]\(chapters/[^)]*\) \|[^|]*\| )(\d+)( \|)$", re.M)
+
+
+def header_minutes(path: Path) -> int | None:
+    """The minutes a chapter's opening cell states, or None."""
+    found = _HEADER.search("".join(json.loads(path.read_text())["cells"][0]["source"]))
+    return int(found.group(1)) if found else None
+
+
+def readme_minutes(readme: str) -> dict[str, int]:
+    """{"00": 20, ...}: the minutes column of the README's course map."""
+    return {m.group(2): int(m.group(3)) for m in _ROW.finditer(readme)}
+
+
+def _write(path: Path, minutes: int) -> None:
+    nb = nbformat.read(path, as_version=4)
+    cell = nb.cells[0]
+    text = cell.source
+    line = HEADER.format(minutes=minutes)
+    if _HEADER.search(text):
+        text = _HEADER.sub(line, text)
+    else:
+        title, _, rest = text.partition("\n")
+        text = f"{title}\n\n{line}\n{rest}" if rest.startswith("\n") else f"{title}\n\n{line}\n\n{rest}"
+    if text != cell.source:
+        cell.source = text
+        nbformat.write(nb, path)
+
+
 def main() -> int:
-    for path in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb")):
-        print(f"{path.stem}: {chapter_minutes(path)}")
+    write = "--write" in sys.argv[1:]
+    found = {p.name[:2]: (p, chapter_minutes(p)) for p in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))}
+    for number, (path, minutes) in found.items():
+        print(f"{path.stem}: {minutes}")
+        if write:
+            _write(path, minutes)
+    if write:
+        readme = ROOT / "README.md"
+        text = _ROW.sub(lambda m: f"{m.group(1)}{found[m.group(2)][1]}{m.group(4)}" if m.group(2) in found
+                        else m.group(0), readme.read_text())
+        readme.write_text(text)
     return 0
 
 

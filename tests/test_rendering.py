@@ -360,3 +360,24 @@ def test_each_chapter_links_the_guide_and_its_sources(path):
     assert "## Sources" in prose, "add a '## Sources' section listing the guide and the documents the chapter draws on"
     links = re.findall(r"\]\((https?://[^)\s]+)\)", prose.split("## Sources", 1)[1])
     assert GUIDE in links, f"the Sources section links {links}; it should link the guide too"
+
+
+# --- minutes: the README's course map and each chapter's opening line give the figure scripts/minutes.py computes --
+
+import minutes  # noqa: E402  (scripts/ is not a package)
+
+
+def test_the_minutes_rule_counts_what_a_reader_reads(tmp_path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 99 · A title\n\n" + "word " * 1800)]  # 10 minutes of prose
+    path = tmp_path / "99_a.ipynb"
+    nbformat.write(nb, path)
+    assert minutes.chapter_minutes(path) == 10
+    code = nbformat.v4.new_code_cell("x = 1\n" * 250)  # 500 words of code: 5 minutes, plus running it
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="figure " * 1000)]  # 5 minutes of output
+    nb.cells.append(code)
+    nbformat.write(nb, path)
+    assert minutes.chapter_minutes(path) == 20
+    minutes._write(path, 20)
+    assert minutes.header_minutes(path) == 20
+    assert nbformat.read(path, as_version=4).cells[0].source.startswith("# 99 · A title\n\n*About 20 minutes")
