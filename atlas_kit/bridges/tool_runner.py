@@ -251,7 +251,8 @@ def contract_tool(func: ToolFunction, *, conversation: Conversation | None = Non
 def contract_tool(*, conversation: Conversation | None = None,
                   **options: Unpack[_ToolOptions]) -> Callable[[ToolFunction], ContractFunctionTool]: ...
 def contract_tool(func: ToolFunction | None = None, *, conversation: Conversation | None = None,
-                  **options: Unpack[_ToolOptions]) -> ContractFunctionTool | Callable[[ToolFunction], ContractFunctionTool]:
+                  **options: Unpack[_ToolOptions]
+                  ) -> ContractFunctionTool | Callable[[ToolFunction], ContractFunctionTool]:
     """`@beta_tool` with the error contract. `options` are beta_tool's (name=, description=, input_schema=, ...).
 
     Without `conversation` the tool keeps a Conversation of its own; use `Conversation().bind(tool)` per run.
@@ -268,8 +269,8 @@ def contract_tool(func: ToolFunction | None = None, *, conversation: Conversatio
 def contract_async_tool(func: AsyncToolFunction, *, conversation: Conversation | None = None,
                         **options: Unpack[_ToolOptions]) -> ContractAsyncFunctionTool: ...
 @overload
-def contract_async_tool(*, conversation: Conversation | None = None,
-                        **options: Unpack[_ToolOptions]) -> Callable[[AsyncToolFunction], ContractAsyncFunctionTool]: ...
+def contract_async_tool(*, conversation: Conversation | None = None, **options: Unpack[_ToolOptions]
+                        ) -> Callable[[AsyncToolFunction], ContractAsyncFunctionTool]: ...
 def contract_async_tool(
     func: AsyncToolFunction | None = None, *, conversation: Conversation | None = None,
     **options: Unpack[_ToolOptions],
