@@ -12,13 +12,13 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 import typing
-from typing import Any, Iterable, Literal
+from typing import Iterable, Literal, TypedDict, TypeGuard
 
 from ..dispatch.transient import Transient
 from ..dispatch.tool import CallContext, Handler, Tool
 from ..contract.errors import ErrorCode, ToolFailure, empty_result, retry_changed, stop, switch_tool
 from ..dispatch.trace import Trace
-from ..types import FaultKind, JSONObject, RefusalKind, TransientKind
+from ..types import FaultKind, ImplicitKind, JSONObject, RefusalKind, TransientKind
 from .silent import IMPLICIT_KINDS, SILENT_TOOLS, corrupt, stale_args
 
 __all__ = ["CELLS", "IMPLICIT_KINDS", "KINDS", "REFUSALS", "TRANSIENT", "Cell", "Fault", "FaultSchedule", "always",
@@ -108,6 +108,14 @@ def sometimes(tool: str, kind: FaultKind, probability: float, *, retry_after: fl
     return Fault(tool, kind, probability=probability, retry_after=retry_after)
 
 
+class _Fired(TypedDict):
+    """One fault that fired: on which tool, on its how-manyth invocation, and of what kind."""
+
+    tool: str
+    call: int
+    kind: FaultKind
+
+
 class FaultSchedule:
     """Counts each tool's handler invocations and decides, deterministically, which ones fail.
 
@@ -125,7 +133,7 @@ class FaultSchedule:
         self.seed = seed
         self._rng = random.Random(f"atlas-faults:{seed}")
         self.calls: Counter[str] = Counter()
-        self.fired: list[dict[str, Any]] = []
+        self.fired: list[_Fired] = []
         self.explicit, self.trace = explicit, trace
 
     def due(self, tool: str) -> Fault | None:
@@ -159,12 +167,12 @@ class FaultSchedule:
         return wrapped
 
     def _guard(self, tool: Tool) -> Handler:
-        def handler(args: JSONObject, ctx: CallContext) -> Any:
+        def handler(args: JSONObject, ctx: CallContext) -> object:
             fault = self.due(tool.name)
             if fault is None:
                 return tool.handler(args, ctx)
-            if fault.kind in IMPLICIT_KINDS:
-                return self._implicit(fault, tool, args, ctx)
+            if _implicit_kind(fault.kind):
+                return self._implicit(fault.kind, tool, args, ctx)
             if fault.kind == "empty":
                 key, note, zeros = _EMPTY[tool.name]
                 return empty_result(key, note, **zeros)
@@ -175,21 +183,21 @@ class FaultSchedule:
             raise _refusal(fault.kind, tool)
         return handler
 
-    def _implicit(self, fault: Fault, tool: Tool, args: JSONObject, ctx: CallContext) -> Any:
+    def _implicit(self, kind: ImplicitKind, tool: Tool, args: JSONObject, ctx: CallContext) -> object:
         """Answer for real, then hand back a wrong answer in its place; a call that fails anyway fails as it is."""
         try:
             true = tool.handler(args, ctx)
-            older = stale_args(args) if fault.kind == "stale" else None
+            older = stale_args(args) if kind == "stale" else None
             served = tool.handler(older, ctx) if older is not None else true
         except BaseException:
             self.fired.pop()  # nothing came back to corrupt
             raise
-        wrong = corrupt(tool.name, fault.kind, true, served, explicit=self.explicit)  # type: ignore[arg-type]
+        wrong = corrupt(tool.name, kind, true, served, explicit=self.explicit)
         if wrong is None:
             self.fired.pop()
             return true
         if self.trace is not None:
-            self.trace.add("silent_fault", tool_use_id=ctx.tool_use_id, tool=tool.name, fault=fault.kind,
+            self.trace.add("silent_fault", tool_use_id=ctx.tool_use_id, tool=tool.name, fault=kind,
                            explicit=self.explicit, wrong=list(wrong.wrong), as_of=wrong.as_of)
         return wrong.result
 
@@ -201,7 +209,7 @@ def fail_first_call(tool: Tool, failure: ToolFailure) -> Tool:
     """
     calls = 0
 
-    def handler(args: JSONObject, ctx: CallContext) -> Any:
+    def handler(args: JSONObject, ctx: CallContext) -> object:
         nonlocal calls
         calls += 1
         if calls == 1:
@@ -211,6 +219,10 @@ def fail_first_call(tool: Tool, failure: ToolFailure) -> Tool:
     wrapped = copy.copy(tool)  # not Tool(...): the schema was checked when the tool was built
     wrapped.handler = handler
     return wrapped
+
+
+def _implicit_kind(kind: FaultKind) -> TypeGuard[ImplicitKind]:
+    return kind in IMPLICIT_KINDS
 
 
 def _transient(fault: Fault, tool: str) -> Transient:

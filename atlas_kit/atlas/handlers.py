@@ -1,39 +1,29 @@
 """Atlas's tool handlers: the policy behind each tool, and how each one fails.
 
-Handlers enforce what a schema cannot (the tenant boundary, the refund ceiling, date
-ranges, a query's cost) and fail through the contract; `raw=` keeps what the underlying
-library would have said. The schemas the model reads are in tools.py. Chapters 04 and 08.
+Handlers enforce what a schema cannot (the tenant boundary, date ranges, a query's cost; the
+changing tools' rules, such as the refund ceiling, are in rules.py) and fail through the contract;
+`raw=` keeps what the underlying library would have said. The schemas the model reads are in
+tools.py. Chapters 04 and 08.
 """
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 from ..dispatch.tool import CallContext
 from ..types import JSONObject
-from ..contract.errors import ErrorCode, Next, ToolFailure, empty_result, retry_changed, stop, switch_tool
+from ..contract.errors import ErrorCode, ToolFailure, empty_result, retry_changed, stop, switch_tool
 from ..contract.values import Safe, safe, say
-from .data import FIRST_DAY, LAST_DAY, TODAY, Account, Invoice, Order, World, money
+from .data import FIRST_DAY, LAST_DAY, Account, Invoice, Order, World, money
+from .rules import MAX_QUANTITY, REFUND_CEILING_CENTS, REFUND_WINDOW_DAYS, check_change, check_changeable, check_quantity
+from .rules import check_refund, check_refund_left
+from .rules import fail as _fail
 
 __all__ = ["MAX_PAGE_SIZE", "MAX_QUANTITY", "REFUND_CEILING_CENTS", "REFUND_WINDOW_DAYS", "ROW_LIMIT", "Desk"]
 
-REFUND_CEILING_CENTS = 50_000  # above this a person approves: the error routes to escalate_to_human
-REFUND_WINDOW_DAYS = 180
-MAX_QUANTITY = 50
 ROW_LIMIT = 10_000  # rows one warehouse query may scan
 MAX_PAGE_SIZE = 50
 
-_WORDS = {"quantity": "a quantity", "address": "an address"}  # the plain style names an argument in words
 _DATES = {"date_from": "start date", "date_to": "end date"}
-_CHECK_VIOLATION = 'psycopg.errors.CheckViolation: new row for relation "{table}" violates check constraint "{rule}"'
-
-
-def _money(cents: int) -> Safe:
-    return safe(money(cents))
-
-
-def _fail(code: ErrorCode, message: str, nxt: Next, raw: str, detail: str | None = None, *, plain: str) -> ToolFailure:
-    # plain: the failure diagnosed in one sentence, with no next step (the plain style, chapter 11's control arm).
-    return ToolFailure(code, message, next=nxt, raw=raw, detail=detail, plain=plain)
 
 
 def _not_yours(what: str, raw: str) -> ToolFailure:
@@ -161,53 +151,14 @@ class Desk:
         order, action = self._order(args["order_id"]), args["action"]
         quantity = None if args.get("quantity") is None else int(args["quantity"])  # JSON Schema counts 12.0 as an integer
         address = args.get("address")
-        wanted = {"change_quantity": "quantity", "change_address": "address"}.get(action)
-        for name, value in (("quantity", quantity), ("address", address)):
-            if name == wanted and value is None:
-                raise _fail(ErrorCode.INVALID_ARGUMENT, f"Action {action} needs argument {name}; call again with it.",
-                            retry_changed(name, f"Add {name} and call again."), f"KeyError: '{name}'",
-                            plain=f"This change needs {_WORDS[name]}, and none was given.")
-            if name != wanted and value is not None:
-                raise _fail(ErrorCode.INVALID_ARGUMENT,
-                            f"Argument {name} is only used with action change_{name}; remove it or change action.",
-                            retry_changed(name, f"Call again without {name}."),
-                            f"TypeError: unexpected keyword argument '{name}'",
-                            plain=f"{_WORDS[name].capitalize()} was given, but this change does not use one.")
+        check_change(action, quantity, address)
         if (earlier := self.world.recall(ctx.idempotency_key)) is not None:
             return earlier  # a harness retry of a change already made
         o = safe(order.order_id)
-        if order.status == "deleted":
-            raise _fail(ErrorCode.NOT_FOUND, say("Order {o} was deleted and cannot be changed. Tell the customer; they can "
-                                         "place a new order if they still need the items.", o=o),
-                        stop("Tell the customer the order no longer exists."),
-                        'HTTP 410 Gone\n{"detail": "order is soft-deleted"}', plain="That order was deleted, so it cannot be changed.")
-        if order.status == "shipped":
-            raise _fail(ErrorCode.NOT_PERMITTED, say("Order {o} has already shipped, so it can no longer be changed here. A "
-                                             "return goes to a person: call escalate_to_human with account_id {a} "
-                                             "and queue returns.", o=o, a=safe(order.account_id)),
-                        switch_tool("escalate_to_human", "Escalate to the returns queue, then tell the customer."),
-                        _CHECK_VIOLATION.format(table="orders", rule="orders_status_transition"),
-                        plain="That order has already shipped, so it can no longer be changed.")
-        if order.status != "open":
-            raise _fail(ErrorCode.NOT_PERMITTED, say("Order {o} is {s} and can no longer be changed. Tell the customer; they "
-                                             "can place a new order.", o=o, s=safe(order.status)),
-                        stop("Tell the customer the order cannot be changed."),
-                        _CHECK_VIOLATION.format(table="orders", rule="orders_status_transition"),
-                        plain=say("That order is {s}, so it can no longer be changed.", s=safe(order.status)))
+        check_changeable(order)
         if action == "change_quantity":
-            if quantity < 1:  # type: ignore[operator]
-                raise _fail(ErrorCode.INVALID_ARGUMENT,
-                            "Argument quantity must be at least 1; to drop the whole order use action cancel.",
-                            retry_changed("quantity", "Call again with 1 or more, or cancel."),
-                            "ORA-02290: check constraint violated", plain="The quantity is below one unit.")
-            if quantity > MAX_QUANTITY:  # type: ignore[operator]
-                raise _fail(ErrorCode.LIMIT_EXCEEDED, say("Orders are capped at {m} units each, so this order cannot go above "
-                                                  "{m}. Tell the customer they can place a second order for the rest.",
-                                                  m=MAX_QUANTITY),
-                            stop("Tell the customer about the cap and leave the order as it is."),
-                            _CHECK_VIOLATION.format(table="order_lines", rule="order_lines_quantity_max"),
-                            plain=say("Orders are capped at {m} units each, and this change would go above that.",
-                                      m=MAX_QUANTITY))
+            assert quantity is not None  # check_change requires one for change_quantity
+            check_quantity(quantity)
             changed = self.world.change_order(order.order_id, quantity=quantity, key=ctx.idempotency_key)
             note = say("Order {o} now has {q} units.", o=o, q=changed.quantity)
         elif action == "change_address":
@@ -235,53 +186,13 @@ class Desk:
                                         f"'{self.tenant}'")
         if (earlier := self.world.recall(ctx.idempotency_key)) is not None:
             return earlier  # a harness retry of a refund already issued
-        i = safe(invoice_id)
-        if cents < 1:
-            raise _fail(ErrorCode.INVALID_ARGUMENT,
-                        "Argument amount_cents must be a positive whole number of cents; $120.00 is 12000.",
-                        retry_changed("amount_cents", "Call again with the amount in cents."), "ORA-01722: invalid number",
-                        plain="The amount is not a positive whole number of cents.")
-        if inv.status != "paid":
-            raise _fail(ErrorCode.INVALID_ARGUMENT, say("Invoice {i} is not paid, so there is nothing to refund. Choose a paid "
-                                                "invoice_id, or tell the customer nothing was charged.", i=i),
-                        retry_changed("invoice_id", "Use a paid invoice, or stop and explain."),
-                        f"ValueError: invoice {invoice_id} has status '{inv.status}'",
-                        plain="That invoice is not paid, so there is nothing to refund.")
-        if date.fromisoformat(inv.paid_on or "") < TODAY - timedelta(days=REFUND_WINDOW_DAYS):
-            raise _fail(ErrorCode.LIMIT_EXCEEDED, say("Invoice {i} was paid on {d}, more than {n} days ago, so it is outside "
-                                              "the refund window. Tell the customer it cannot be refunded.",
-                                              i=i, d=safe(inv.paid_on), n=REFUND_WINDOW_DAYS),
-                        stop("Tell the customer the refund window has passed."),
-                        f"ValueError: charge for {invoice_id} is older than the {REFUND_WINDOW_DAYS}-day refund window",
-                        plain=say("That invoice was paid more than {n} days ago, outside the refund window.",
-                                  n=REFUND_WINDOW_DAYS))
-        left = inv.amount_cents - self.world.refunded_cents(invoice_id)
-        if left == 0:
-            raise _fail(ErrorCode.LIMIT_EXCEEDED, say("Invoice {i} has already been refunded in full, so nothing is left to refund. "
-                                              "Tell the customer no further refund is possible.", i=i),
-                        stop("Tell the customer the invoice was already refunded in full."),
-                        f"InvalidRequestError: Charge for {invoice_id} has already been refunded.",
-                        plain="That invoice has already been refunded in full.")
-        if cents > left:
-            raise _fail(ErrorCode.INVALID_ARGUMENT, say("At most {m} is left to refund on invoice {i}; set amount_cents to {c} "
-                                                "or less.", m=_money(left), i=i, c=left),
-                        retry_changed("amount_cents", "Call again with an amount within what is left, and tell the customer."),
-                        f"InvalidRequestError: Refund amount ({cents}) is greater than unrefunded amount on charge ({left})",
-                        plain="The amount is more than is left to refund on that invoice.")
-        if cents > REFUND_CEILING_CENTS:  # a routing instruction, not a dead end
-            raise _fail(ErrorCode.LIMIT_EXCEEDED, say("Refunds above {m} need a person's approval, so this one was not issued. "
-                                              "Call escalate_to_human with account_id {a} and queue billing_refunds.",
-                                              m=_money(REFUND_CEILING_CENTS), a=safe(inv.account_id)),
-                        switch_tool("escalate_to_human",
-                                    "Escalate to billing_refunds with the invoice and amount in reason, then tell the customer."),
-                        f"ValueError: amount {cents} exceeds REFUND_CEILING_CENTS={REFUND_CEILING_CENTS}",
-                        plain=say("This refund is above the {m} limit, so it was not issued.",
-                                  m=_money(REFUND_CEILING_CENTS)))
+        check_refund(inv, cents)
+        check_refund_left(inv, cents, inv.amount_cents - self.world.refunded_cents(invoice_id))
         refund = self.world.refund(invoice_id, cents, args["reason"], key=ctx.idempotency_key)
         result = {"refund_id": refund["refund_id"], "invoice_id": invoice_id, "amount": money(cents),
                   "amount_cents": cents, "status": "issued",
                   "note": say("Refund of {m} on invoice {i} issued; it reaches the customer in 5 to 10 days.",
-                              m=_money(cents), i=i)}
+                              m=safe(money(cents)), i=safe(invoice_id))}
         return self.world.remember(ctx.idempotency_key, result)
 
     def escalate_to_human(self, args: JSONObject, ctx: CallContext) -> JSONObject:

@@ -12,15 +12,15 @@ import logging
 import threading
 import traceback
 from dataclasses import dataclass, field, replace
-from types import CodeType, TracebackType
-from typing import Any, Callable, Mapping, TypeVar, Union, cast, overload
+from typing import TYPE_CHECKING, Callable, Coroutine, Mapping, TypeVar, Union, cast, overload
 
 import pydantic
 from anthropic import beta_async_tool, beta_tool
-from anthropic.lib.tools import BetaAsyncFunctionTool, BetaFunctionTool
+from anthropic.lib.tools import BetaAsyncFunctionTool, BetaFunctionTool, BetaFunctionToolResultType
 from anthropic.lib.tools import ToolError as SDKToolError
 
 from ..contract.arguments import ArgumentProblem, check_arguments
+from ._pydantic_arguments import ran_inside, refused_argument
 from ..contract.redaction import redact
 from ..dispatch.dispatcher import argument_error, crash_error
 from ..dispatch.breaker import LoopBreak, LoopBreaker, args_key, canonical_args
@@ -28,6 +28,28 @@ from ..contract.errors import Branch, ErrorCode, Next, ToolError, ToolFailure, s
 from ..contract.values import say
 from ..dispatch.trace import Trace
 from ..types import result_text
+
+if TYPE_CHECKING:
+    from typing import Iterable, Literal, TypedDict
+
+    from anthropic.types.beta import BetaCacheControlEphemeralParam
+    from anthropic.types.tool_param import InputSchema
+    from pydantic import BaseModel
+    from typing_extensions import Unpack
+
+    class _ToolOptions(TypedDict, total=False):
+        """The keyword options `beta_tool` and `beta_async_tool` take, as the SDK types them."""
+
+        name: str | None
+        description: str | None
+        input_schema: InputSchema | type[BaseModel] | None
+        defer_loading: bool | None
+        cache_control: BetaCacheControlEphemeralParam | None
+        allowed_callers: list[Literal["direct", "code_execution_20250825", "code_execution_20260120",
+                                      "code_execution_20260521"]] | None
+        eager_input_streaming: bool | None
+        input_examples: Iterable[dict[str, object]] | None
+        strict: bool | None
 
 __all__ = [
     "BREAKER_MESSAGE", "ContractAsyncFunctionTool", "ContractFunctionTool", "Conversation", "DEFAULT_NEXT",
@@ -56,6 +78,10 @@ _BREAKER_NEXT = stop("Do not call it again with these arguments; tell the user i
 
 # The SDK's runner never tells a tool its tool_use id; the body the model reads does not include one.
 _NO_ID = "toolu_from_sdk_runner"
+
+# What the SDK's beta_tool and beta_async_tool wrap (its own bounds, written with its public result type).
+ToolFunction = Callable[..., BetaFunctionToolResultType]
+AsyncToolFunction = Callable[..., Coroutine[object, object, BetaFunctionToolResultType]]
 
 
 @dataclass(kw_only=True, eq=False)
@@ -137,12 +163,12 @@ def _breaker_content(count: int) -> str:
     return result_text(err.block()["content"])
 
 
-class ContractFunctionTool(BetaFunctionTool[Any]):
+class ContractFunctionTool(BetaFunctionTool[ToolFunction]):
     """The SDK's `BetaFunctionTool`, failing with the contract. Made by `@contract_tool`."""
 
     conversation: Conversation
 
-    def call(self, input: object) -> Any:
+    def call(self, input: object) -> BetaFunctionToolResultType:
         _before(self, input)
         try:
             result = super().call(input)
@@ -154,12 +180,12 @@ class ContractFunctionTool(BetaFunctionTool[Any]):
         return result
 
 
-class ContractAsyncFunctionTool(BetaAsyncFunctionTool[Any]):
+class ContractAsyncFunctionTool(BetaAsyncFunctionTool[AsyncToolFunction]):
     """The SDK's `BetaAsyncFunctionTool`, failing with the contract. Made by `@contract_async_tool`."""
 
     conversation: Conversation
 
-    async def call(self, input: object) -> Any:
+    async def call(self, input: object) -> BetaFunctionToolResultType:
         _before(self, input)
         try:
             result = await super().call(input)
@@ -198,8 +224,8 @@ def _failure(tool: ContractTool, input: object, exc: Exception) -> SDKToolError:
         detail = "\n".join(t for t in (exc.detail, exc.raw) if t) or exc.message
         return SDKToolError(conv._failed(tool.name, input, err, detail=detail))
     cause = exc.__cause__
-    if isinstance(exc, ValueError) and isinstance(cause, pydantic.ValidationError) and not _ran(exc, tool.func):
-        problem = check_arguments(dict(tool.input_schema), input) or _from_pydantic(cause, tool.input_schema)
+    if isinstance(exc, ValueError) and isinstance(cause, pydantic.ValidationError) and not ran_inside(exc, tool.func):
+        problem = check_arguments(dict(tool.input_schema), input) or refused_argument(cause, tool.input_schema)
         return SDKToolError(_argument_failure(tool, input, replace(problem, raw=str(cause))))
     err = crash_error(_NO_ID, exc)
     _log(conv.logger, logging.ERROR, "tool %s raised %s; the model was told only that it failed", tool.name,
@@ -219,18 +245,19 @@ def _argument_failure(tool: ContractTool, input: object, problem: ArgumentProble
 
 
 @overload
-def contract_tool(func: Callable[..., Any], *, conversation: Conversation | None = None,
-                  **options: Any) -> ContractFunctionTool: ...
+def contract_tool(func: ToolFunction, *, conversation: Conversation | None = None,
+                  **options: Unpack[_ToolOptions]) -> ContractFunctionTool: ...
 @overload
 def contract_tool(*, conversation: Conversation | None = None,
-                  **options: Any) -> Callable[[Callable[..., Any]], ContractFunctionTool]: ...
-def contract_tool(func: Callable[..., Any] | None = None, *, conversation: Conversation | None = None,
-                  **options: Any) -> ContractFunctionTool | Callable[[Callable[..., Any]], ContractFunctionTool]:
+                  **options: Unpack[_ToolOptions]) -> Callable[[ToolFunction], ContractFunctionTool]: ...
+def contract_tool(func: ToolFunction | None = None, *, conversation: Conversation | None = None,
+                  **options: Unpack[_ToolOptions]
+                  ) -> ContractFunctionTool | Callable[[ToolFunction], ContractFunctionTool]:
     """`@beta_tool` with the error contract. `options` are beta_tool's (name=, description=, input_schema=, ...).
 
     Without `conversation` the tool keeps a Conversation of its own; use `Conversation().bind(tool)` per run.
     """
-    def make(fn: Callable[..., Any]) -> ContractFunctionTool:
+    def make(fn: ToolFunction) -> ContractFunctionTool:
         if inspect.iscoroutinefunction(fn):
             raise TypeError(f"{fn.__name__} is async: decorate it with @contract_async_tool instead of @contract_tool.")
         return _adopt(beta_tool(fn, **options), ContractFunctionTool, conversation)
@@ -239,16 +266,17 @@ def contract_tool(func: Callable[..., Any] | None = None, *, conversation: Conve
 
 
 @overload
-def contract_async_tool(func: Callable[..., Any], *, conversation: Conversation | None = None,
-                        **options: Any) -> ContractAsyncFunctionTool: ...
+def contract_async_tool(func: AsyncToolFunction, *, conversation: Conversation | None = None,
+                        **options: Unpack[_ToolOptions]) -> ContractAsyncFunctionTool: ...
 @overload
-def contract_async_tool(*, conversation: Conversation | None = None,
-                        **options: Any) -> Callable[[Callable[..., Any]], ContractAsyncFunctionTool]: ...
+def contract_async_tool(*, conversation: Conversation | None = None, **options: Unpack[_ToolOptions]
+                        ) -> Callable[[AsyncToolFunction], ContractAsyncFunctionTool]: ...
 def contract_async_tool(
-    func: Callable[..., Any] | None = None, *, conversation: Conversation | None = None, **options: Any
-) -> ContractAsyncFunctionTool | Callable[[Callable[..., Any]], ContractAsyncFunctionTool]:
+    func: AsyncToolFunction | None = None, *, conversation: Conversation | None = None,
+    **options: Unpack[_ToolOptions],
+) -> ContractAsyncFunctionTool | Callable[[AsyncToolFunction], ContractAsyncFunctionTool]:
     """`@beta_async_tool` with the error contract; see `contract_tool`."""
-    def make(fn: Callable[..., Any]) -> ContractAsyncFunctionTool:
+    def make(fn: AsyncToolFunction) -> ContractAsyncFunctionTool:
         if not (inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(getattr(fn, "__wrapped__", None))):
             raise TypeError(f"{getattr(fn, '__name__', fn)!s} is not async: decorate it with @contract_tool instead.")
         return _adopt(beta_async_tool(fn, **options), ContractAsyncFunctionTool, conversation)
@@ -268,31 +296,3 @@ def _adopt(tool: object, cls: type[_Adopted], conversation: Conversation | None)
     adopted = cast(_Adopted, tool)
     adopted.conversation = conversation or Conversation()
     return adopted
-
-
-def _ran(exc: BaseException, func: Callable[..., Any]) -> bool:
-    """True when `func`'s own body is in the traceback: the error came from inside the tool, not its arguments."""
-    code = getattr(func, "__code__", None)
-    return code is not None and any(_frames(e.__traceback__, code) for e in (exc, exc.__cause__) if e is not None)
-
-
-def _frames(tb: TracebackType | None, code: CodeType) -> bool:
-    while tb is not None:
-        if tb.tb_frame.f_code is code:
-            return True
-        tb = tb.tb_next
-    return False
-
-
-def _from_pydantic(err: pydantic.ValidationError, schema: Mapping[str, Any]) -> ArgumentProblem:
-    """For what pydantic refuses and the schema allows (a date, a custom validator): the argument, never its value."""
-    props = dict(schema.get("properties") or {})
-    loc = err.errors()[0]["loc"] if err.error_count() else ()
-    name = loc[0] if loc and isinstance(loc[0], str) and loc[0] in props else None
-    if name is None:
-        accepted = ", ".join(sorted(props)) or "none"
-        return ArgumentProblem(None, f"The arguments do not match the tool's input_schema; it accepts only: {accepted}.")
-    fmt = props[name].get("format") if isinstance(props[name], dict) else None
-    form = f"must be a valid {fmt} value" if isinstance(fmt, str) and fmt.replace("-", "").isalnum() else \
-        "is not in the form the tool's description asks for"
-    return ArgumentProblem(name, f"Argument {name} {form}. Change it and call the tool again.")

@@ -9,9 +9,13 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .args import STYLE_NAMES, _one_line
+
+if TYPE_CHECKING:
+    from ..experiments.sweep import Sweep
+    from ..models.pricing import Estimate
 
 __all__ = ["experiment_command", "preset_command"]
 
@@ -19,11 +23,9 @@ __all__ = ["experiment_command", "preset_command"]
 def experiment_command(args: argparse.Namespace) -> int:
     """Exit 0 when every episode ran; 1 when the API stopped the sweep; 2 on bad input or a refused live
     sweep; 3 when the budget stopped it; 130 on Ctrl-C. Every stop but 2 is resumable by rerunning."""
-    from ..face.charts import save_charts
     from ..experiments.spec import SweepSpec
     from ..experiments.sweep import sweep
     from ..experiments.guard import SweepInterrupted, SweepStopped
-    from ..face.tables import paired_table, recovery_table
 
     out: Path = args.out
     jsonl = out / f"{args.name}.jsonl"
@@ -42,6 +44,14 @@ def experiment_command(args: argparse.Namespace) -> int:
             budget_usd=args.budget, confirm=lambda estimate: _confirm(estimate, yes=args.yes), via=args.via))
     except (SweepInterrupted, SweepStopped, ValueError, OSError) as err:  # incl. a bad cassette, an unwritable file
         return _failed(err)
+    return _report(result, args, jsonl)
+
+
+def _report(result: Sweep, args: argparse.Namespace, jsonl: Path) -> int:
+    """Print a sweep that ran: its notes, tables, charts and spend; the exit code (see experiment_command)."""
+    from ..face.charts import save_charts
+    from ..face.tables import paired_table, recovery_table
+
     records = result.records
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -52,7 +62,7 @@ def experiment_command(args: argparse.Namespace) -> int:
         print(paired_table(records))
     print(f"\n{len(records)} episodes in {jsonl}")
     try:
-        for path in save_charts(records, out, prefix=f"{args.name}_"):
+        for path in save_charts(records, args.out, prefix=f"{args.name}_"):
             print(f"chart: {path}")
     except OSError as err:
         print(f"atlas-kit experiment: error: the charts could not be written: {_one_line(err)}", file=sys.stderr)
@@ -114,7 +124,7 @@ def _failed(err: BaseException) -> int:
     return code
 
 
-def _confirm(estimate: Any, *, yes: bool) -> bool:
+def _confirm(estimate: Estimate, *, yes: bool) -> bool:
     """Ask on a terminal whether to start a live sweep; with no terminal, only --yes starts it."""
     from ..experiments.guard import SweepRefused
 

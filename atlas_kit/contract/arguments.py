@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from . import schema_subset
 from ..types import JSONObject
@@ -61,7 +61,7 @@ class _Error(Protocol):
     @property
     def validator(self) -> object: ...
     @property
-    def validator_value(self) -> Any: ...  # the rule's own value: a list for enum, a number for maximum, ...
+    def validator_value(self) -> object: ...  # the rule's own value: a list for enum, a number for maximum, ...
     @property
     def path(self) -> Sequence[str | int]: ...
     @property
@@ -121,7 +121,7 @@ def _describe(err: _Error, schema: JSONObject, args: JSONObject) -> ArgumentProb
     props = schema.get("properties", {})
     names = ", ".join(sorted(props)) or "none"
     if err.validator == "required":
-        missing = [n for n in err.validator_value if n not in args and n in props]
+        missing = [n for n in _items(err.validator_value) if isinstance(n, str) and n not in args and n in props]
         name = missing[0] if missing else None
         if name:
             return ArgumentProblem(name, f"Argument {name} is required; call the tool again with it.")
@@ -135,31 +135,38 @@ def _describe(err: _Error, schema: JSONObject, args: JSONObject) -> ArgumentProb
     if name is None:
         return ArgumentProblem(None, "The arguments do not match the tool's input_schema; check each argument's type and call again.")
     rule = err.schema if isinstance(err.schema, dict) else {}
-    v = err.validator
+    return ArgumentProblem(name, _broken_rule(name, err.validator, err.validator_value, rule)
+                           + " Change it and call the tool again.")
+
+
+def _broken_rule(name: str, v: object, value: object, rule: JSONObject) -> str:
+    """What argument `name` must be, from the rule `v` (with its `value`) it broke; never the value the model sent."""
     if v == "type":
         want = rule.get("type")
         words = " or ".join(_TYPE_WORDS.get(str(t), str(t)) for t in (want if isinstance(want, list) else [want]))
-        text = f"Argument {name} must be {words}."
-    elif v == "enum":
-        text = f"Argument {name} must be one of: {', '.join(str(x) for x in err.validator_value)}."
-    elif v in ("minimum", "exclusiveMinimum"):
-        text = f"Argument {name} must be at least {err.validator_value}."
-    elif v in ("maximum", "exclusiveMaximum"):
-        text = f"Argument {name} must be at most {err.validator_value}."
-    elif v == "minLength":
-        least = err.validator_value
-        text = f"Argument {name} must not be empty." if least == 1 else f"Argument {name} must be at least {least} characters."
-    elif v == "maxLength":
-        text = f"Argument {name} must be at most {err.validator_value} characters."
-    elif v == "minItems":
-        text = f"Argument {name} must hold at least {err.validator_value} item{'' if err.validator_value == 1 else 's'}."
-    elif v == "maxItems":
-        text = f"Argument {name} must hold at most {err.validator_value} item{'' if err.validator_value == 1 else 's'}."
-    elif v in ("pattern", "format") and rule.get("examples"):
-        text = f"Argument {name} must look like {rule['examples'][0]}."
-    elif v == "pattern" and len(str(err.validator_value)) <= 60:
+        return f"Argument {name} must be {words}."
+    if v == "enum":
+        return f"Argument {name} must be one of: {', '.join(str(x) for x in _items(value))}."
+    if v in ("minimum", "exclusiveMinimum"):
+        return f"Argument {name} must be at least {value}."
+    if v in ("maximum", "exclusiveMaximum"):
+        return f"Argument {name} must be at most {value}."
+    if v == "minLength":
+        return f"Argument {name} must not be empty." if value == 1 else f"Argument {name} must be at least {value} characters."
+    if v == "maxLength":
+        return f"Argument {name} must be at most {value} characters."
+    if v == "minItems":
+        return f"Argument {name} must hold at least {value} item{'' if value == 1 else 's'}."
+    if v == "maxItems":
+        return f"Argument {name} must hold at most {value} item{'' if value == 1 else 's'}."
+    if v in ("pattern", "format") and rule.get("examples"):
+        return f"Argument {name} must look like {rule['examples'][0]}."
+    if v == "pattern" and len(str(value)) <= 60:
         # The tool's own pattern, already in its definition; the value the model sent is never quoted.
-        text = f"Argument {name} must match the pattern {err.validator_value}."
-    else:
-        text = f"Argument {name} is not in the form its schema describes."
-    return ArgumentProblem(name, text + " Change it and call the tool again.")
+        return f"Argument {name} must match the pattern {value}."
+    return f"Argument {name} is not in the form its schema describes."
+
+
+def _items(value: object) -> list[object]:
+    """A rule's list (required names, enum members); a checked schema gives a list, anything else is one item."""
+    return list(value) if isinstance(value, (list, tuple)) else [value]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from ..agent import Run
 from ..atlas import ALL_TICKETS, STYLES, Session, atlas_session, grade
@@ -119,7 +119,7 @@ def check_options(*, styles: Sequence[str], faults: Sequence[bool], break_loops:
                          "trials, or split the design into several sweeps (--name, --tickets, --first-seed).")
 
 
-def _check(values: Sequence[Any], name: str, accepted: Iterable[Any]) -> None:
+def _check(values: Sequence[object], name: str, accepted: Iterable[object]) -> None:
     accepted = list(accepted)
     if isinstance(values, (str, bytes)) or not values:
         raise ValueError(f"{name} must be a non-empty list drawn from: {', '.join(map(str, accepted))}; got {values!r}.")
@@ -129,7 +129,7 @@ def _check(values: Sequence[Any], name: str, accepted: Iterable[Any]) -> None:
                          f"{', '.join(map(str, accepted))}.")
 
 
-def whole_number(value: Any, name: str) -> int:
+def whole_number(value: object, name: str) -> int:
     """`value` if it is a whole number of at least 1 (not a bool), else ValueError naming `name`."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a whole number of at least 1; got {value!r}.")

@@ -11,7 +11,7 @@ import json
 import math
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Literal, Sequence, cast
+from typing import Callable, Iterable, Literal, Sequence, cast
 
 from ..atlas import atlas_session
 from ..models.counting import CountedRequest, estimate_requests
@@ -58,7 +58,7 @@ class SweepInterrupted(_OneLine, KeyboardInterrupt):
         self.done, self.left = done, left
 
 
-def _usd(value: Any, name: str) -> float:
+def _usd(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value <= 0:
         raise ValueError(f"{name} must be a positive number of US dollars (math.inf for no limit); got {value!r}.")
     return float(value)

@@ -8,7 +8,7 @@ on a silently wrong figure (the grader's silent_wrong). Chapter 14.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..atlas import ALL_TICKETS, CELLS, IMPLICIT_TICKETS, STYLES, cell_of
 from ..atlas.faults import Cell
@@ -20,6 +20,9 @@ from ..models.choose import choose_model
 from ..models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
 from .results import Condition, source_label
 from ..types import Record, TableRows
+
+if TYPE_CHECKING:
+    import anthropic
 
 __all__ = ["CellRates", "cell_name", "cell_rows", "recovery_by_cell", "sweep", "ticket_cell"]
 
@@ -40,14 +43,14 @@ class CellRates:
     """One cell in one arm: how many episodes ended correct, and how many passed on a silently wrong figure."""
 
     cell: Cell
-    arm: Any
+    arm: object  # the value of `by` in this arm: a style name by default
     recovered: Rate
     silent_wrong: Rate
 
 
-def recovery_by_cell(records: Sequence[Record], *, by: str = "style") -> dict[tuple[Cell, Any], CellRates]:
+def recovery_by_cell(records: Sequence[Record], *, by: str = "style") -> dict[tuple[Cell, object], CellRates]:
     """Per (cell, value of `by`), over faults-on episodes of tickets with a cell; cells in CELLS order."""
-    out: dict[tuple[Cell, Any], list[Record]] = {}
+    out: dict[tuple[Cell, object], list[Record]] = {}
     for r in usable(records):
         cell = ticket_cell(r["ticket"]) if r.get("faults") else None
         if cell is not None:
@@ -94,7 +97,7 @@ def sweep(*, styles: Sequence[str] = ("raw", "contract"), tickets: Sequence[str]
     condition = [Condition(style, True, True, chosen.name if chosen else None, choice.model if choice else OFFLINE_MODEL)
                  for style in dict.fromkeys(styles)]
     episodes = [Episode(c, t, n, first_seed) for c in condition for t in dict.fromkeys(ids) for n in range(trials)]
-    clients: dict[int, Any] = {}
+    clients: dict[int, anthropic.Anthropic] = {}
     records = []
     for e in episodes:
         if choice is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from ..agent import run_agent
 from ..atlas import Lookup, Ticket, World, atlas_session, money, play, ticket
@@ -56,7 +56,7 @@ def expected_answers(t: Ticket, world: World) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a for a in found if not _states(t.message, a)))
 
 
-def _error_texts(messages: Sequence[Mapping[str, Any]]) -> list[str]:
+def _error_texts(messages: Sequence[Mapping[str, object]]) -> list[str]:
     texts = []
     for m in messages:
         blocks = m.get("content")

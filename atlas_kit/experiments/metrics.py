@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import Any, Callable, Iterable, Sequence, TypeVar, Union, overload
 
 from ..atlas.grade import LABELS
 from .results import API_FAILURE, HARNESS_ERROR, source_label
@@ -20,7 +20,8 @@ __all__ = ["Z95", "Paired", "Rate", "Use", "api_failures", "describe_api_failure
            "pass_k", "paired_recovery", "per_ticket", "recovery", "recovery_rows", "success", "usable", "wilson"]
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
-By = Union[str, Sequence[str], Callable[[Record], Any]]
+By = Union[str, Sequence[str], Callable[[Record], object]]
+K = TypeVar("K")
 
 
 def wilson(successes: int, n: int, *, z: float = Z95) -> tuple[float, float]:
@@ -98,14 +99,22 @@ def describe_api_failures(records: Iterable[Record]) -> str:
             "answered them, and a rerun retries them.")
 
 
+@overload
+def groups(records: Iterable[Record], by: str) -> dict[object, list[Record]]: ...
+@overload
+def groups(records: Iterable[Record], by: tuple[str, ...] | list[str]) -> dict[tuple[object, ...], list[Record]]: ...
+@overload
+def groups(records: Iterable[Record], by: Callable[[Record], K]) -> dict[K, list[Record]]: ...
+# The overloads give each caller its key type; the one body serves all three, so its own return cannot name one.
 def groups(records: Iterable[Record], by: By) -> dict[Any, list[Record]]:
     """Records grouped by a field, a tuple of fields, or a function; keys sorted.
 
     A list-valued field (error_codes, branches, labels) puts a record in the group of each element,
     so `groups(records, "error_codes")` answers "episodes that hit this code".
     """
-    out: dict[Any, list[Record]] = {}
+    out: dict[object, list[Record]] = {}
     for r in records:
+        keys: list[object]
         if callable(by):
             keys = [by(r)]
         elif isinstance(by, str):
@@ -117,7 +126,7 @@ def groups(records: Iterable[Record], by: By) -> dict[Any, list[Record]]:
     return {k: out[k] for k in sorted(out, key=lambda k: (str(type(k)), str(k)))}
 
 
-def _values(value: object) -> list[Any]:
+def _values(value: object) -> list[object]:
     return list(value) if isinstance(value, list) else [value]
 
 
@@ -155,7 +164,7 @@ def paired_recovery(records: Iterable[Record]) -> dict[str, Paired]:
     Only tickets run both ways appear. Filter to one style (or other condition) first to compare arms.
     """
     out = {}
-    for ticket, rs in groups(usable(records), "ticket").items():
+    for ticket, rs in groups(usable(records), _ticket).items():
         on = [r for r in rs if r["faults"]]
         off = [r for r in rs if not r["faults"]]
         if on and off:
@@ -204,7 +213,7 @@ class Use:
 def per_ticket(records: Iterable[Record]) -> dict[str, Use]:
     """Use per ticket: each field is the mean over that ticket's episodes. Turns are model calls."""
     out = {}
-    for ticket, rs in groups(usable(records), "ticket").items():
+    for ticket, rs in groups(usable(records), _ticket).items():
         n = len(rs)
         out[ticket] = Use(n, sum(r["steps"] for r in rs) / n, sum(r["tool_calls"] for r in rs) / n,
                           sum(r["input_tokens"] for r in rs) / n, sum(r["output_tokens"] for r in rs) / n,
@@ -228,6 +237,10 @@ def recovery_rows(records: Sequence[Record], *, by: Sequence[str] = ("style",)) 
     if failed := describe_api_failures(records):
         caption += f" {failed}"
     return TableRows(columns, rows, caption)
+
+
+def _ticket(record: Record) -> str:
+    return record["ticket"]
 
 
 def _show(value: object) -> str:

@@ -164,7 +164,6 @@ def run_preset(preset: Preset | str = SELF_REFLECTIVE, *, models: Sequence[str] 
     if leaks:
         raise ValueError(f"the {p.name} design leaks answers in {len(leaks)} error text(s), so it would measure "
                          f"reading, not recovery; first: {leaks[0]}")
-    records: list[Record] = []
     paths = {m: None if out is None else Path(out) / f"{p.name}_{re.sub(r'[^A-Za-z0-9_.-]', '_', m)}.jsonl"
              for m in dict.fromkeys(m.strip() for m in models)}
     # The budget is a total for the design's results files; each sweep's is a total for its own file.
@@ -173,6 +172,21 @@ def run_preset(preset: Preset | str = SELF_REFLECTIVE, *, models: Sequence[str] 
     if budget_usd is not None and already >= budget_usd:
         raise SweepRefused(f"The budget is already spent: the {p.name} design's results in {out} cost ${already:,.4f}, "
                            f"and the budget is a total of ${budget_usd:,.2f} for them; give a larger one to go on.")
+    records, stopped = _sweeps(p, paths, groups, trials=trials, first_seed=first_seed, via=via, progress=progress,
+                               max_cost_usd=max_cost_usd, left=left, confirm=confirm)
+    unique = list({r["key"]: r for r in records}.values())  # a live name without a key answers as the stand-in
+    comparisons = {m: compare_arms([r for r in unique if r["model"] == m], by="style", a=p.treatment, b=p.control)
+                   for m in dict.fromkeys(r["model"] for r in unique)}
+    return PresetResult(p, unique, comparisons, len(p.tickets) * 2 * len(seeds),
+                        stopped.stopped if stopped else None, stopped.message if stopped else "")
+
+
+def _sweeps(p: Preset, paths: dict[str, Path | None], groups: list[tuple[tuple[str, ...], int]], *, trials: int,
+            first_seed: int, via: Via, progress: bool, max_cost_usd: float | None, left: float | None,
+            confirm: Callable[[Estimate], bool] | None) -> tuple[list[Record], Sweep | None]:
+    """Each model's sweeps, one per ticket group, within what is `left` of the budget; the records and the sweep
+    the budget stopped, if one did."""
+    records: list[Record] = []
     stopped: Sweep | None = None
     last: Sweep | None = None
     for model, path in paths.items():
@@ -180,8 +194,7 @@ def run_preset(preset: Preset | str = SELF_REFLECTIVE, *, models: Sequence[str] 
             if left is not None and left <= 0 and last is not None:  # spent by sweeps the budget did not have to stop
                 last.stopped, last.message = "budget", (f"budget reached: the {p.name} design's results have cost "
                                                         f"all of its budget; give a larger one to resume.")
-                stopped = last
-                break
+                return records, last
             asked = _whole(p, model, trials, via, confirm) if i == 0 and confirm is not None else None
             result = sweep(SweepSpec(name=p.name, styles=(p.control, p.treatment), faults=(True,), tickets=group,
                                      trials=n, first_seed=first_seed, model=model, out=path, progress=progress,
@@ -192,18 +205,11 @@ def run_preset(preset: Preset | str = SELF_REFLECTIVE, *, models: Sequence[str] 
             if left is not None:
                 left -= result.guard.spent_usd
             if result.stopped == "budget":
-                warnings.warn(result.message, stacklevel=2)
-                stopped = result
-                break
+                warnings.warn(result.message, stacklevel=3)  # at run_preset's caller
+                return records, result
             if result.stopped is not None:
                 raise SweepStopped(result.message, cause=result.stopped)
-        if stopped is not None:
-            break
-    unique = list({r["key"]: r for r in records}.values())  # a live name without a key answers as the stand-in
-    comparisons = {m: compare_arms([r for r in unique if r["model"] == m], by="style", a=p.treatment, b=p.control)
-                   for m in dict.fromkeys(r["model"] for r in unique)}
-    return PresetResult(p, unique, comparisons, len(p.tickets) * 2 * len(seeds),
-                        stopped.stopped if stopped else None, stopped.message if stopped else "")
+    return records, stopped
 
 
 def _whole(p: Preset, model: str, trials: int, via: Via,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from .metrics import Z95, Rate, groups, success, usable, wilson
 from .results import source_label
@@ -116,7 +116,7 @@ def paired_difference(pairs: Iterable[tuple[bool, bool]]) -> PairedDifference:
     return PairedDifference(*cells)
 
 
-def pair_records(records: Iterable[Record], *, by: str = "style", a: Any, b: Any,
+def pair_records(records: Iterable[Record], *, by: str = "style", a: object, b: object,
                  on: Sequence[str] = EPISODE_FIELDS) -> list[tuple[bool, bool]]:
     """(a correct, b correct) for every episode run in both arms: records equal on `on` except `by`.
 
@@ -125,7 +125,7 @@ def pair_records(records: Iterable[Record], *, by: str = "style", a: Any, b: Any
     if by not in on:
         raise ValueError(f"by={by!r} must be one of the fields records are paired on: {', '.join(on)}.")
     keys = [f for f in on if f != by]
-    arms: dict[Any, dict[tuple[Any, ...], bool]] = {a: {}, b: {}}
+    arms: dict[object, dict[tuple[object, ...], bool]] = {a: {}, b: {}}
     for r in usable(records):
         arm = r.get(by)
         if arm in arms:
@@ -179,8 +179,8 @@ class Comparison:
     """Two arms side by side: each one's success rate and tokens per success, and the tests between them."""
 
     by: str
-    a: Any
-    b: Any
+    a: object
+    b: object
     rate_a: Rate
     rate_b: Rate
     paired: PairedDifference
@@ -197,7 +197,7 @@ class Comparison:
         return "\n".join(lines)
 
 
-def compare_arms(records: Sequence[Record], *, by: str = "style", a: Any, b: Any) -> Comparison:
+def compare_arms(records: Sequence[Record], *, by: str = "style", a: object, b: object) -> Comparison:
     """Compare arm a with arm b on success: the paired difference and McNemar's p over the episodes both
     ran, and Fisher's exact p over all of each arm's episodes (the test to read when nothing pairs)."""
     ra, rb = ([r for r in records if r.get(by) == arm] for arm in (a, b))
@@ -215,7 +215,7 @@ _CONDITIONS = ("faults", "break_loops", "profile", "model")
 _NAMES = {"faults": "faults", "break_loops": "loop breaker", "profile": "profile", "model": "model"}
 
 
-def paired_rows(records: Sequence[Record], *, by: str = "style", against: Any = None) -> TableRows:
+def paired_rows(records: Sequence[Record], *, by: str = "style", against: object = None) -> TableRows:
     """Each arm against one: the paired difference in success with Newcombe's 95% interval and McNemar's exact p.
 
     against: the arm every other is compared with; by default the contract when it ran, else the last arm seen.

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from tqdm.auto import tqdm
-from typing_extensions import Unpack
+from typing_extensions import Never, Unpack
 
 from ..agent import Bounds
 from ..models.api_retry import announce_waits
@@ -25,7 +25,7 @@ from ..models.choose import ModelChoice, choose_model
 from ..models.pricing import Estimate
 from ..models.replay import Cassette
 from ..models.standin.model import OFFLINE_MODEL
-from ..types import Record
+from ..types import Record, Source
 from .episodes import Episode, plan, profile_named
 from .guard import Guard, StopCause, SweepInterrupted, SweepStopped
 from .guard import max_cost_usd as limit_in_force
@@ -82,7 +82,6 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     spec = spec if spec is not None else SweepSpec(**options)
     choice = _choose(spec)
     source = choice.source
-    local = source.local and source.kind == "live"
     _refuse(spec, choice)
     episodes = plan(styles=spec.styles, faults=spec.faults, break_loops=spec.break_loops, profiles=spec.profiles,
                     tickets=spec.ticket_ids, trials=spec.trials, model=choice.model, first_seed=spec.first_seed)
@@ -95,54 +94,80 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     if choice.mode == "replay" and todo and spec.cassette is not None:
         Cassette.load(spec.cassette).require([e.key for e in todo], path=spec.cassette)
     notes = _preflight(choice, todo)
-    bounds = spec.bounds or Bounds()
-    limit = spec.max_cost_usd if spec.max_cost_usd is not None else limit_in_force()
-    guard, est = Guard.before(source, todo, max_cost_usd=limit, budget_usd=spec.budget_usd, confirm=spec.confirm,
-                              max_cost_per_episode=bounds.max_cost_usd, max_tokens=bounds.retry_max_tokens,
-                              batch=spec.via == "batch", spent_before=spent_in(spec.out) if source.costs_money else 0.0,
-                              where=os.fspath(spec.out) if spec.out is not None else "the results")
-    new: dict[str, Record] = {}
-    writer = ResultsWriter(spec.out) if spec.out is not None and todo else None
-    lines_before = writer.path.read_bytes().count(b"\n") if writer is not None else 0
-    bar = tqdm(total=len(episodes), initial=len(episodes) - len(todo), desc=spec.name, unit="episode",
-               disable=not spec.progress or not todo)
-    pace = _Pace(len(todo), say=(bar.write if spec.progress else print)) if local else None
-
-    def keep(record: Record) -> None:
-        if tape is not None:  # its calls reach the disk before its record does: a record is never without them
-            tape.keep(record["key"])
-        if writer is not None:
-            writer.append(record)
-        new[record["key"]] = record
-        bar.update(1)
-        bar.set_postfix_str(guard.postfix(), refresh=False)
-        if pace is not None:
-            pace.tick()
-
+    guard, est = _guard(spec, source, todo)
+    sink = _Sink(spec, episodes, todo, guard, tape, local=source.local and source.kind == "live")
     batch: BatchReport | None = None
     unsaved: ValueError | None = None
     try:
-        batch = _run(spec, choice, episodes, todo, guard, keep, bar)
+        batch = _run(spec, choice, episodes, todo, guard, sink.keep, sink.bar)
     except KeyboardInterrupt:
-        done = len(new)
-        if writer is not None:  # count the lines on disk: the interrupt may have landed between a write and `new`
-            writer.close()
-            done = writer.path.read_bytes().count(b"\n") - lines_before
+        done = sink.on_disk()
         raise SweepInterrupted(done, len(todo) - done) from None
     finally:
-        bar.close()
-        if writer is not None:
-            writer.close()
+        sink.close()
         if tape is not None and spec.record is not None:  # whatever finished is replayable, even after an interrupt
-            note, unsaved = _save(tape, [e.key for e in episodes if e.key in old or e.key in new], spec.record)
+            note, unsaved = _save(tape, [e.key for e in episodes if e.key in old or e.key in sink.new], spec.record)
             notes += (note,) if note else ()
     if unsaved is not None:
         raise unsaved
+    return _outcome(episodes, old, sink.new, guard, est, batch, notes + _watch_notes(choice))
+
+
+def _guard(spec: SweepSpec, source: Source, todo: list[Episode]) -> tuple[Guard, Estimate | None]:
+    """The sweep's guard and its estimate (a live sweep's is printed, and may be refused, here)."""
+    bounds = spec.bounds or Bounds()
+    limit = spec.max_cost_usd if spec.max_cost_usd is not None else limit_in_force()
+    return Guard.before(source, todo, max_cost_usd=limit, budget_usd=spec.budget_usd, confirm=spec.confirm,
+                        max_cost_per_episode=bounds.max_cost_usd, max_tokens=bounds.retry_max_tokens,
+                        batch=spec.via == "batch", spent_before=spent_in(spec.out) if source.costs_money else 0.0,
+                        where=os.fspath(spec.out) if spec.out is not None else "the results")
+
+
+class _Sink:
+    """Where a sweep's records go as they finish: the tape, the results file, `new`, the progress bar, the pace."""
+
+    def __init__(self, spec: SweepSpec, episodes: list[Episode], todo: list[Episode], guard: Guard, tape: Tape | None,
+                 *, local: bool) -> None:
+        self.guard, self.tape = guard, tape
+        self.new: dict[str, Record] = {}
+        self.writer = ResultsWriter(spec.out) if spec.out is not None and todo else None
+        self.lines_before = self.writer.path.read_bytes().count(b"\n") if self.writer is not None else 0
+        self.bar: tqdm[Never] = tqdm(total=len(episodes), initial=len(episodes) - len(todo), desc=spec.name,
+                                     unit="episode", disable=not spec.progress or not todo)
+        self.pace = _Pace(len(todo), say=(self.bar.write if spec.progress else print)) if local else None
+
+    def keep(self, record: Record) -> None:
+        if self.tape is not None:  # its calls reach the disk before its record does: a record is never without them
+            self.tape.keep(record["key"])
+        if self.writer is not None:
+            self.writer.append(record)
+        self.new[record["key"]] = record
+        self.bar.update(1)
+        self.bar.set_postfix_str(self.guard.postfix(), refresh=False)
+        if self.pace is not None:
+            self.pace.tick()
+
+    def on_disk(self) -> int:
+        """How many records this run kept; counted on disk, as the interrupt may have landed between a write and `new`."""
+        done = len(self.new)
+        if self.writer is not None:
+            self.writer.close()
+            done = self.writer.path.read_bytes().count(b"\n") - self.lines_before
+        return done
+
+    def close(self) -> None:
+        self.bar.close()
+        if self.writer is not None:
+            self.writer.close()
+
+
+def _outcome(episodes: list[Episode], old: dict[str, Record], new: dict[str, Record], guard: Guard,
+             est: Estimate | None, batch: BatchReport | None, notes: tuple[str, ...]) -> Sweep:
+    """The sweep's records in plan order, old and new, and how it ended."""
     merged = {**old, **new}
     records = [merged[e.key] for e in episodes if e.key in merged]
     failed = sum(r.get("stop_reason") == API_FAILURE for r in records)
-    result = Sweep(records, len(episodes), len(new), guard, est, guard.stopped, guard.message, batch,
-                   notes + _watch_notes(choice))
+    result = Sweep(records, len(episodes), len(new), guard, est, guard.stopped, guard.message, batch, notes)
     if result.stopped is None and new and failed * 2 > len(records):
         result.stopped, result.message = "api_failures", (
             f"{failed} of {len(records)} episodes failed at the API; they are not counted against the model, "
@@ -177,7 +202,7 @@ def _refuse(spec: SweepSpec, choice: ModelChoice) -> None:
 
 
 def _run(spec: SweepSpec, choice: ModelChoice, episodes: list[Episode], todo: list[Episode], guard: Guard,
-         keep: Callable[[Record], None], bar: tqdm) -> BatchReport | None:  # type: ignore[type-arg]
+         keep: Callable[[Record], None], bar: tqdm[Never]) -> BatchReport | None:
     """Run `todo` the way the spec and the provider call for; every record goes to `keep`."""
     source = choice.source
     if spec.via == "batch" and todo:

@@ -16,19 +16,22 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, Mapping, TypedDict, Union
 
 import anthropic
 import httpx2
 
 from .api_watch import Waiting, Watch
 
+if TYPE_CHECKING:
+    from anthropic import APIRequest, APIResponse, AsyncAPIResponse, AsyncCallNext, CallNext
+
 __all__ = ["GAVE_UP", "APIRetry", "BoundedRetry", "Notice", "Wait", "announce_waits", "bounded", "gave_up"]
 
 GAVE_UP = "atlas_kit.gave_up"  # the response extension that holds the Wait that gave up (a typed value)
 
 
-def _seconds(value: Any, name: str, *, zero: bool = True) -> float:
+def _seconds(value: object, name: str, *, zero: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or value < 0 or (not zero and value == 0):
         least = "0 or more" if zero else "more than 0"
@@ -158,9 +161,9 @@ class BoundedRetry(anthropic.Middleware):
 
     policy: APIRetry = field(default_factory=APIRetry)
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
-    async_sleep: Callable[[float], Any] = field(default=asyncio.sleep, repr=False)
+    async_sleep: Callable[[float], Awaitable[object]] = field(default=asyncio.sleep, repr=False)
 
-    def _decide(self, retry: int, response: Any, waited: float) -> float | None:
+    def _decide(self, retry: int, response: httpx2.Response | None, waited: float) -> float | None:
         status = response.status_code if response is not None else None
         after = _retry_after(response.headers) if response is not None else None
         seconds, why = self.policy.delay(retry, after, waited)
@@ -172,7 +175,8 @@ class BoundedRetry(anthropic.Middleware):
                 _LISTENER.get()(wait)
         return seconds
 
-    def handle(self, request: Any, call_next: Any) -> Any:
+    # The SDK's own middleware signature: a response of any endpoint, its parsed type unknown here (never parsed).
+    def handle(self, request: APIRequest, call_next: CallNext) -> APIResponse[Any]:
         waited, retry = 0.0, 0
         while True:
             retry += 1
@@ -193,7 +197,7 @@ class BoundedRetry(anthropic.Middleware):
             self.sleep(seconds)
             waited += seconds
 
-    async def handle_async(self, request: Any, call_next: Any) -> Any:
+    async def handle_async(self, request: APIRequest, call_next: AsyncCallNext) -> AsyncAPIResponse[Any]:
         waited, retry = 0.0, 0
         while True:
             retry += 1
@@ -215,7 +219,13 @@ class BoundedRetry(anthropic.Middleware):
             waited += seconds
 
 
-def bounded(policy: APIRetry | None = None) -> dict[str, Any]:
+class _ClientOptions(TypedDict):
+    max_retries: int
+    timeout: float
+    middleware: list[anthropic.Middleware]
+
+
+def bounded(policy: APIRetry | None = None) -> _ClientOptions:
     """Client options that put a call's retries under `policy`: pass them to `anthropic.Anthropic(**...)`."""
     policy = policy or APIRetry()
     return {"max_retries": 0, "timeout": policy.timeout, "middleware": [BoundedRetry(policy)]}

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Literal, Protocol, cast, runtime_checkable
 
 from ..contract.redaction import redact
-from ..types import API_STOP_REASONS, DEFAULT_MODEL, APIStopReason, Block, ToolUseBlock
+from ..types import API_STOP_REASONS, DEFAULT_MODEL, APIStopReason, Block, JSONObject, ToolUseBlock
 
 __all__ = ["API_STOP_REASONS", "FATAL", "MAX_CALL_TOKENS", "APIFailure", "APIStopReason", "FailureReason", "Reply",
            "failure_from", "read_reply"]
@@ -125,15 +125,22 @@ def failure_from(exc: BaseException) -> APIFailure:
     return APIFailure(reason, type(exc).__name__, message, status if isinstance(status, int) else None)
 
 
-def _bad(answer: Any, why: str) -> APIFailure:
+@runtime_checkable
+class _Dumpable(Protocol):
+    """A pydantic model, as the SDK's `Message` is: it dumps itself to a dict."""
+
+    def model_dump(self, *, mode: str, warnings: bool, exclude_none: bool) -> object: ...
+
+
+def _bad(answer: object, why: str) -> APIFailure:
     return APIFailure("bad_body", type(answer).__name__, f"the API answered 200 with a body that is not a message: {why}.")
 
 
-def _count(value: Any) -> bool:
+def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def read_reply(answer: Any, *, seen_ids: set[str] | frozenset[str] = frozenset()) -> Reply | APIFailure:
+def read_reply(answer: object, *, seen_ids: set[str] | frozenset[str] = frozenset()) -> Reply | APIFailure:
     """Check one answer of `messages.create`: an exception, a `Message`, a dict or anything else.
 
     `seen_ids` are the tool_use ids of earlier turns; reusing one, like repeating one within a
@@ -141,55 +148,85 @@ def read_reply(answer: Any, *, seen_ids: set[str] | frozenset[str] = frozenset()
     """
     if isinstance(answer, BaseException):
         return failure_from(answer)
-    try:
-        # Python mode keeps the values the body held (JSON mode would turn a `true` token count into 1).
-        body = answer if isinstance(answer, dict) else answer.model_dump(mode="python", warnings=False, exclude_none=True)
-        json.dumps(body)
-    except Exception:  # a str (a non-JSON body), a list, or an object pydantic cannot dump
-        return _bad(answer, f"a {type(answer).__name__}")
-    if not isinstance(body, dict):
-        return _bad(answer, f"a {type(body).__name__}")
-    if body.get("type", "message") != "message" or body.get("role", "assistant") != "assistant":
-        return _bad(answer, f"type {body.get('type')!r}, role {body.get('role')!r}")
-    usage = body.get("usage")
-    if not isinstance(usage, dict) or not _count(usage.get("input_tokens")) or not _count(usage.get("output_tokens")):
-        return _bad(answer, "usage is missing, or its token counts are not whole numbers of 0 or more")
-    if usage["input_tokens"] + usage["output_tokens"] > MAX_CALL_TOKENS:
-        return _bad(answer, f"usage claims {usage['input_tokens']:,} input and {usage['output_tokens']:,} output tokens, "
-                            f"more than any model's context window holds ({MAX_CALL_TOKENS:,}: replies.MAX_CALL_TOKENS)")
-    stop = body.get("stop_reason")
-    if stop is not None and not isinstance(stop, str):
-        return _bad(answer, f"stop_reason is a {type(stop).__name__}")
-    stop = stop or ""  # a local server leaves it out when its model ended for no reason it names: unknown_stop
+    body = _body(answer)
+    if isinstance(body, str):
+        return _bad(answer, body)
+    why = _envelope(body)
+    if why is not None:
+        return _bad(answer, why)
     content = body.get("content")
     if content is None:  # Ollama sends null for a reply with no blocks: an empty answer, not a broken body
         content = []
     if not isinstance(content, list):
         return _bad(answer, f"content is {type(content).__name__}, not a list of blocks")
+    blocks = _blocks(content, seen_ids)
+    if isinstance(blocks, str):
+        return _bad(answer, blocks)
+    ids = {b["id"] for b in blocks if b["type"] == "tool_use"}
+    stop = body.get("stop_reason") or ""  # a local server leaves it out when its model ended for no reason it names
+    if stop == "tool_use" and not ids:
+        return _bad(answer, "stop_reason tool_use with no tool_use block")
+    if ids and stop in ("end_turn", "stop_sequence", "pause_turn"):  # finished or paused turns call no tool
+        return _bad(answer, f"tool_use blocks in a reply that stopped on {stop}")
+    return Reply(blocks, stop, body["usage"]["input_tokens"], body["usage"]["output_tokens"])
+
+
+def _body(answer: object) -> JSONObject | str:
+    """The answer as the JSON object it holds, or what it is instead."""
+    try:
+        # Python mode keeps the values the body held (JSON mode would turn a `true` token count into 1).
+        if isinstance(answer, dict):
+            body: object = answer
+        elif isinstance(answer, _Dumpable):
+            body = answer.model_dump(mode="python", warnings=False, exclude_none=True)
+        else:  # a str (a non-JSON body), a list, or another object
+            return f"a {type(answer).__name__}"
+        json.dumps(body)
+    except Exception:  # an object pydantic cannot dump, or a value JSON cannot hold
+        return f"a {type(answer).__name__}"
+    if not isinstance(body, dict):
+        return f"a {type(body).__name__}"
+    return body
+
+
+def _envelope(body: JSONObject) -> str | None:
+    """What is wrong around the blocks (type, role, usage, stop_reason), or None."""
+    if body.get("type", "message") != "message" or body.get("role", "assistant") != "assistant":
+        return f"type {body.get('type')!r}, role {body.get('role')!r}"
+    usage = body.get("usage")
+    if not isinstance(usage, dict) or not _count(usage.get("input_tokens")) or not _count(usage.get("output_tokens")):
+        return "usage is missing, or its token counts are not whole numbers of 0 or more"
+    if usage["input_tokens"] + usage["output_tokens"] > MAX_CALL_TOKENS:
+        return (f"usage claims {usage['input_tokens']:,} input and {usage['output_tokens']:,} output tokens, "
+                f"more than any model's context window holds ({MAX_CALL_TOKENS:,}: replies.MAX_CALL_TOKENS)")
+    stop = body.get("stop_reason")
+    if stop is not None and not isinstance(stop, str):
+        return f"stop_reason is a {type(stop).__name__}"
+    return None
+
+
+def _blocks(content: list[object], seen_ids: set[str] | frozenset[str]) -> list[Block] | str:
+    """The blocks as the loop reads them, or what is wrong with the first bad one."""
     blocks: list[Block] = []
     ids: set[str] = set()
     for i, block in enumerate(content):
         kind = block.get("type") if isinstance(block, dict) else None
-        if not isinstance(kind, str) or not kind:
-            return _bad(answer, f"content[{i}] has no type")
+        if not isinstance(block, dict) or not isinstance(kind, str) or not kind:
+            return f"content[{i}] has no type"
         if kind == "text":
             if not isinstance(block.get("text"), str):
-                return _bad(answer, f"content[{i}] is a text block without text")
+                return f"content[{i}] is a text block without text"
             blocks.append({"type": "text", "text": block["text"]})
         elif kind == "tool_use":
             use_id, name = block.get("id"), block.get("name")
             if not isinstance(use_id, str) or not use_id or not isinstance(name, str) or "input" not in block:
-                return _bad(answer, f"content[{i}] is a tool_use without a string id, a name and an input")
+                return f"content[{i}] is a tool_use without a string id, a name and an input"
             if use_id in ids or use_id in seen_ids:
-                return _bad(answer, f"tool_use id {use_id[:40]!r} is used twice")
+                return f"tool_use id {use_id[:40]!r} is used twice"
             ids.add(use_id)
             # An input that is not an object (a string, as some local servers send) is the model's mistake:
             # the dispatcher answers it with invalid_argument, and the model gets to fix it.
             blocks.append({"type": "tool_use", "id": use_id, "name": name, "input": block["input"]})
         else:  # thinking, server tools and blocks newer than this code: kept and sent back, never run
             blocks.append(cast(Block, dict(block)))
-    if stop == "tool_use" and not ids:
-        return _bad(answer, "stop_reason tool_use with no tool_use block")
-    if ids and stop in ("end_turn", "stop_sequence", "pause_turn"):  # finished or paused turns call no tool
-        return _bad(answer, f"tool_use blocks in a reply that stopped on {stop}")
-    return Reply(blocks, stop, usage["input_tokens"], usage["output_tokens"])
+    return blocks

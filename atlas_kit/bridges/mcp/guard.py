@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import logging
 import traceback
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from mcp import MCPError
+from mcp.server import ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult
 from pydantic import ValidationError
@@ -21,10 +22,14 @@ from ...contract.redaction import redact
 from .episode import McpEpisode
 from .wording import BAD_PARAMS, crash_result, in_style
 
-__all__ = ["INTERNAL_MESSAGE", "Guard", "Guarded"]
+__all__ = ["INTERNAL_MESSAGE", "Guard", "Guarded", "RequestContext"]
 
 INTERNAL_MESSAGE = "Internal error: the server failed on this request. Its log says why; the request can be sent again."
 _log = logging.getLogger("atlas_kit.bridges.mcp")
+
+RequestContext = ServerRequestContext[dict[str, object]]
+"""What the SDK hands each handler and middleware of server.AtlasMCP: its lifespan state is the SDK's default, an
+empty dict nothing here reads."""
 
 
 class Guarded(Protocol):
@@ -36,7 +41,7 @@ class Guarded(Protocol):
     @property
     def tool_names(self) -> Sequence[str]: ...
 
-    def answer_call(self, ctx: Any, name: str, arguments: object) -> CallToolResult: ...
+    def answer_call(self, ctx: RequestContext, name: str, arguments: object) -> CallToolResult: ...
 
 
 class Guard:
@@ -45,7 +50,7 @@ class Guard:
     def __init__(self, server: Guarded) -> None:
         self.server = server
 
-    async def __call__(self, ctx: Any, call_next: CallNext) -> HandlerResult:
+    async def __call__(self, ctx: RequestContext, call_next: CallNext) -> HandlerResult:
         try:
             try:
                 return await call_next(ctx)
@@ -65,7 +70,7 @@ class Guard:
                 return dict(crash_result(self.server.style, tool, exc, side_effect=self._side_effect(tool)))
             raise MCPError(INTERNAL_ERROR, INTERNAL_MESSAGE) from None
 
-    def _not_an_object(self, ctx: Any, name: str, arguments: object) -> HandlerResult:
+    def _not_an_object(self, ctx: RequestContext, name: str, arguments: object) -> HandlerResult:
         """Raw and generic answer as the SDK would (its -32602, with the generic apology); the contract answers as
         for any other bad argument: the call goes to the episode, whose Dispatcher says what to send instead."""
         if self.server.style != "contract":
@@ -78,7 +83,7 @@ class Guard:
         return found.side_effect if found is not None else None
 
 
-def _loose_arguments(ctx: Any) -> tuple[str, object] | None:
+def _loose_arguments(ctx: RequestContext) -> tuple[str, object] | None:
     """A tools/call whose name is a string and whose arguments are present but not an object: (name, arguments)."""
     params = ctx.params
     if ctx.method != "tools/call" or not isinstance(params, Mapping):

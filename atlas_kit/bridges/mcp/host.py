@@ -7,14 +7,17 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 import mcp_types as types
 from mcp import Client
 
 from .episode import FINISH, McpRecord
 from .server import AtlasMCP
+from ...models.replies import APIFailure, read_reply
 from ...models.standin.model import OFFLINE_MODEL, Profile, offline_client
+from ...types import Block, JSONObject, Message, MessagesRequest, ToolDefinition
+from ...types.clients import AsyncMessagesClient, wire
 
 __all__ = ["HOST_NAME", "Exchange", "HostedEpisode", "asimulate", "simulate"]
 
@@ -26,8 +29,8 @@ class Exchange:
     """One tools/call as the host saw it: the tool, the arguments, and the CallToolResult that came back."""
 
     tool: str
-    arguments: dict[str, Any]
-    result: dict[str, Any]  # the wire form: content, isError and structuredContent when present
+    arguments: JSONObject
+    result: JSONObject  # the wire form: content, isError and structuredContent when present
 
     @property
     def is_error(self) -> bool:
@@ -67,8 +70,9 @@ async def asimulate(server: AtlasMCP, tickets: Sequence[str], *, seed: int = 0, 
     async with Client(server.server, mode="legacy", client_info=info) as mcp:
         listed = await mcp.list_tools()
         # The stand-in plans from Atlas's tools; finish is the host's to call, as a person's client would end a chat.
-        tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema}
-                 for t in listed.tools if t.name != FINISH]
+        tools: list[ToolDefinition] = [
+            {"name": t.name, "description": t.description or "", "input_schema": t.input_schema}
+            for t in listed.tools if t.name != FINISH]
         for ticket in tickets:
             out.append(await _episode(mcp, model, tools, ticket, max_steps))
     server.close()  # an episode the step bound cut short is written now, as not handed in
@@ -77,38 +81,43 @@ async def asimulate(server: AtlasMCP, tickets: Sequence[str], *, seed: int = 0, 
     return [HostedEpisode(e.ticket, e.exchanges, e.answer, e.verdict, r) for e, r in zip(out, written)]
 
 
-async def _episode(mcp: Client, model: Any, tools: list[dict[str, Any]], ticket: str, max_steps: int) -> HostedEpisode:
+async def _episode(mcp: Client, model: AsyncMessagesClient, tools: list[ToolDefinition], ticket: str,
+                   max_steps: int) -> HostedEpisode:
     prompt = await mcp.get_prompt(ticket)
     *brief, customer = [m.content.text for m in prompt.messages if isinstance(m.content, types.TextContent)]
-    messages: list[dict[str, Any]] = [{"role": "user", "content": customer}]
+    messages: list[Message] = [{"role": "user", "content": customer}]
     exchanges: list[Exchange] = []
     for _ in range(max_steps):
-        reply = await model.messages.create(model=OFFLINE_MODEL, max_tokens=1024, system="\n\n".join(brief),
-                                            tools=tools, messages=messages)
-        content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
-        messages.append({"role": "assistant", "content": content})
-        uses = [b for b in content if b["type"] == "tool_use"]
+        request: MessagesRequest = {"model": OFFLINE_MODEL, "max_tokens": 1024, "system": "\n\n".join(brief),
+                                    "tools": tools, "messages": messages}
+        reply = read_reply(await model.messages.create(**wire(request)))
+        if isinstance(reply, APIFailure):  # the stand-in always answers a message; say so if it ever does not
+            raise RuntimeError(f"the offline stand-in's reply was not a message: {reply.line()}")
+        messages.append({"role": "assistant", "content": reply.content})
+        uses = reply.tool_uses
         if not uses:
-            answer = "\n".join(b["text"] for b in content if b["type"] == "text").strip()
+            answer = reply.text
             done = await mcp.call_tool(FINISH, {"answer": answer or "(no reply)", "model": OFFLINE_MODEL})
             verdict = "".join(b.text for b in done.content if isinstance(b, types.TextContent))
             return HostedEpisode(ticket, tuple(exchanges), answer, verdict, None)
-        results = []
+        results: list[Block] = []
         for use in uses:
             called = await mcp.call_tool(use["name"], use["input"])
-            wire = called.model_dump(by_alias=True, mode="json", exclude_none=True, exclude={"meta", "result_type"})
-            exchanges.append(Exchange(use["name"], use["input"], wire))
+            body = called.model_dump(by_alias=True, mode="json", exclude_none=True, exclude={"meta", "result_type"})
+            exchanges.append(Exchange(use["name"], use["input"], body))
             results.append({"type": "tool_result", "tool_use_id": use["id"], "content": exchanges[-1].text,
                             "is_error": exchanges[-1].is_error})
         messages.append({"role": "user", "content": results})
     return HostedEpisode(ticket, tuple(exchanges), None, None, None)
 
 
-def simulate(server: AtlasMCP, tickets: Sequence[str], **options: Any) -> list[HostedEpisode]:
+def simulate(server: AtlasMCP, tickets: Sequence[str], *, seed: int = 0, profile: Profile | None = None,
+             max_steps: int = 30) -> list[HostedEpisode]:
     """`asimulate` from sync code, also inside Jupyter (whose event loop is already running)."""
+    run = asimulate(server, tickets, seed=seed, profile=profile, max_steps=max_steps)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(asimulate(server, tickets, **options))
+        return asyncio.run(run)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, asimulate(server, tickets, **options)).result()
+        return pool.submit(asyncio.run, run).result()

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Callable, Literal, Union
 
 try:
     import mcp_types as types
@@ -29,7 +29,7 @@ from ...dispatch.styles import Failure
 from ...dispatch.dispatcher import argument_error
 from .episode import (FINISH, ClientInfo, McpEpisode, McpRecord, finish_definition, next_record, no_episode,
     open_episode)
-from .guard import Guard
+from .guard import Guard, RequestContext
 from .log import append_record, logged_keys
 from ...contract.vocab import MCPResult
 from .wording import call_result, unknown_tool
@@ -47,6 +47,7 @@ _BRIEF = ("\n\nWork the customer's message that follows with the Atlas tools of 
           "use other tools. When your reply to the customer is ready, call the finish tool with it as `answer` (and "
           "your model name as `model`, if you know it): the episode is graded on what you hand in.")
 ClientKind = Literal["claude-code", "claude-desktop", "inspector"]
+Paging = Union[types.PaginatedRequestParams, None]  # a list request's cursor; Atlas lists all in one page
 
 
 def _version() -> str:
@@ -86,7 +87,7 @@ class AtlasMCP:
                        for d in probe.tools()]
         finish = finish_definition()
         self._tools.append(types.Tool(name=FINISH, description=finish["description"], input_schema=finish["input_schema"]))
-        self.server: Server[Any] = Server(
+        self.server: Server[dict[str, object]] = Server(
             SERVER_NAME, version=_version(), instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt,
@@ -125,13 +126,13 @@ class AtlasMCP:
         return record
 
     # --- the MCP handlers --------------------------------------------------------------------
-    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+    async def _list_tools(self, ctx: RequestContext, params: Paging) -> types.ListToolsResult:
         return types.ListToolsResult(tools=self._tools)
 
-    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def _call_tool(self, ctx: RequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         return self.answer_call(ctx, params.name, params.arguments)
 
-    def answer_call(self, ctx: Any, name: str, arguments: object) -> types.CallToolResult:
+    def answer_call(self, ctx: RequestContext, name: str, arguments: object) -> types.CallToolResult:
         """One tools/call, whatever its arguments (guard.py sends those that are not an object here, in the
         contract style): a protocol error for an unknown tool, else a result in the server's style."""
         if name not in self.tool_names:
@@ -159,12 +160,12 @@ class AtlasMCP:
             return no_episode()
         return call_result(self.style, Failure(name, argument_error("mcp", problem), problem.raw))
 
-    async def _list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
+    async def _list_prompts(self, ctx: RequestContext, params: Paging) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=[
             types.Prompt(name=t.id, description=f"Atlas ticket {t.id}: {t.title} (customer {t.customer}). "
                                                 "Opens a fresh episode.") for t in TICKETS.values()])
 
-    async def _get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def _get_prompt(self, ctx: RequestContext, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name not in TICKETS:
             raise MCPError(INVALID_PARAMS, "No prompt has that name; the prompts are the ticket ids T01 to T27.")
         episode = self.open(params.name, client=_client(ctx))
@@ -175,13 +176,13 @@ class AtlasMCP:
             messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=t)) for t in text])
 
 
-def _client(ctx: Any) -> ClientInfo:
+def _client(ctx: RequestContext) -> ClientInfo:
     """The client's name and version as it reports them: at initialize, or in a 2026-era request's _meta."""
-    params = getattr(getattr(ctx, "session", None), "client_params", None)
-    info: Any = getattr(params, "client_info", None)
-    if info is None and isinstance(getattr(ctx, "meta", None), dict):
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    if info is None and isinstance(ctx.meta, dict):
         info = types.Implementation.model_validate(ctx.meta.get(types.CLIENT_INFO_META_KEY) or {"name": "", "version": ""})
-    return ClientInfo.reported(getattr(info, "name", None), getattr(info, "version", None))
+    return ClientInfo.reported(info.name if info else None, info.version if info else None)
 
 
 def client_config(kind: ClientKind, *, executable: str, args: list[str]) -> str:

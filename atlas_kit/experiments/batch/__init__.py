@@ -11,8 +11,8 @@ from ..._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from .parts import (BadResults, BatchCanceled, BatchExpired, BatchReport, CustomId, ENDPOINT_FAILURES, Endpoints,
-        LIVE_POLL, OFFLINE_POLL, Poll, RETRYABLE_ERRORS, batch_client, digest, download_results, exception_for,
-        standin_server)
+        LIVE_POLL, OFFLINE_POLL, Poll, RETRYABLE_ERRORS, batch_client, batch_request, digest, download_results,
+        exception_for, standin_server)
     from .journal import (Answered, Bounced, Collected, Event, Failed, FailureKind, Journal, JournalState, Part,
         Pending, Started, Submitted, Submitting, journal_path)
     from .sweep import BatchSweep, sweep_batch
@@ -54,6 +54,7 @@ _WHERE = {
     "Submitted": "journal",
     "Submitting": "journal",
     "batch_client": "parts",
+    "batch_request": "parts",
     "digest": "parts",
     "download_results": "parts",
     "exception_for": "parts",
@@ -70,6 +71,6 @@ __all__ = [
     "BatchSweep", "BatchTransport", "Bounced", "CUSTOM_ID", "Collected", "CustomId", "ENDPOINT_FAILURES", "Endpoints",
     "Event", "Failed", "FailureKind", "Journal", "JournalState", "LIVE_POLL", "MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS",
     "OFFLINE_POLL", "Outcome", "Part", "Pending", "Poll", "RETRYABLE_ERRORS", "ResultType", "Started", "Submitted",
-    "Submitting", "batch_client", "digest", "download_results", "exception_for", "in_process_batch_client",
-    "journal_path", "random_outcomes", "standin_server", "sweep_batch",
+    "Submitting", "batch_client", "batch_request", "digest", "download_results", "exception_for",
+    "in_process_batch_client", "journal_path", "random_outcomes", "standin_server", "sweep_batch",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence, TypeVar
 
 import anthropic
 import httpx2
@@ -23,11 +23,16 @@ from ...models.choose import choose_model
 from ...models.standin.model import OfflineModel, Profile
 from ...models.replies import FATAL, failure_from
 from ...models.transport import BASE_URL, APIFault
-from ...types import MessageBody, canonical
+from ...types import JSONObject, MessageBody, MessagesRequest, canonical
+from ...types.clients import wire
+
+if TYPE_CHECKING:
+    from anthropic.types.messages import MessageBatchIndividualResponse
+    from anthropic.types.messages.batch_create_params import Request
 
 __all__ = ["ENDPOINT_FAILURES", "LIVE_POLL", "OFFLINE_POLL", "RETRYABLE_ERRORS", "BadResults", "BatchCanceled",
-           "BatchExpired", "BatchReport", "CustomId", "Endpoints", "Poll", "batch_client", "digest", "download_results",
-           "exception_for", "standin_server"]
+           "BatchExpired", "BatchReport", "CustomId", "Endpoints", "Poll", "batch_client", "batch_request", "digest",
+           "download_results", "exception_for", "standin_server"]
 
 T = TypeVar("T")
 ENDPOINT_FAILURES = 6  # calls in a row to the batch endpoints that fail before the sweep stops (its state kept)
@@ -124,7 +129,7 @@ class BadResults(anthropic.AnthropicError, ValueError):
 _RESULT_TYPES = frozenset({"succeeded", "errored", "canceled", "expired"})
 
 
-def download_results(client: Any, batch_id: str) -> list[Any]:
+def download_results(client: anthropic.Anthropic, batch_id: str) -> list[MessageBatchIndividualResponse]:
     """A batch's results, downloaded whole and checked line by line.
 
     A download cut short raises APIConnectionError (APITimeoutError when it stalled), and a body that is not
@@ -156,6 +161,14 @@ def download_results(client: Any, batch_id: str) -> list[Any]:
     return items
 
 
+def batch_request(custom_id: str, request: MessagesRequest) -> Request:
+    """One request of a batch as the SDK types it: the agent loop's request under its custom_id."""
+    sent = wire(request)
+    return {"custom_id": custom_id, "params": {"model": sent["model"], "max_tokens": sent["max_tokens"],
+                                               "system": sent["system"], "tools": sent["tools"],
+                                               "messages": sent["messages"]}}
+
+
 def exception_for(failed: Failed) -> Exception:
     """The exception a failed step hands the agent loop, which records it as an api_failure with its reason."""
     request = httpx2.Request("POST", f"{BASE_URL}/v1/messages/batches")
@@ -184,7 +197,7 @@ def standin_server(plan: Sequence[Episode], profiles: dict[str, Profile], *, err
             raise APIFault(400, f"custom_id {custom_id!r} names no episode of this sweep's plan.")
         return parsed, plan[parsed.index]
 
-    def handler(custom_id: str, params: dict[str, Any]) -> MessageBody:
+    def handler(custom_id: str, params: JSONObject) -> MessageBody:
         _, e = episode(custom_id)
         name = e.condition.profile
         if (name, e.seed) not in models:
@@ -256,7 +269,7 @@ _SERVERS: dict[str, BatchAPI] = {}  # offline: the stand-in's server outlives an
 
 
 def batch_client(mode: str, model: str, *, plan: Sequence[Episode], profiles: dict[str, Profile],
-                 journal: str | None) -> tuple[Any, Poll]:
+                 journal: str | None) -> tuple[anthropic.Anthropic, Poll]:
     """A sync client with `messages.batches`, and how to poll it: the stand-in's in-process server offline, else live.
 
     Offline, the server for a journal is kept for this process, so an interrupted sweep rerun here resumes its

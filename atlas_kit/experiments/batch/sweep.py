@@ -12,13 +12,15 @@ import json
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Generator, Iterator, Sequence
+from typing import Callable, Generator, Iterator, Sequence
+
+import anthropic
 
 from ...agent import Bounds, Run, agent_steps
-from .journal import (Answered, Bounced, Collected, Failed, FailureKind, Journal, JournalState, Part, Pending,
+from .journal import (Answered, Bounced, Collected, Event, Failed, FailureKind, Journal, JournalState, Part, Pending,
     Started, Submitted, Submitting, journal_path)
-from .parts import (RETRYABLE_ERRORS, BatchReport, CustomId, Endpoints, Poll, batch_client, digest, download_results,
-    exception_for)
+from .parts import (RETRYABLE_ERRORS, BatchReport, CustomId, Endpoints, Poll, batch_client, batch_request, digest,
+    download_results, exception_for)
 from .transport import MAX_BATCH_BYTES, MAX_BATCH_REQUESTS
 from ..episodes import Episode, episode_record, episode_session, harness_failure
 from ..guard import Guard, StopCause
@@ -45,7 +47,7 @@ class _Live:
 class BatchSweep:
     """One batch sweep: a client with `messages.batches`, a journal, and the sweep's guard and record sink."""
 
-    def __init__(self, client: Any, *, journal: Journal, index: dict[str, int], source: Source, bounds: Bounds | None,
+    def __init__(self, client: anthropic.Anthropic, *, journal: Journal, index: dict[str, int], source: Source, bounds: Bounds | None,
                  experiment: str, guard: Guard, keep: Callable[[Record], None], poll: Poll,
                  max_attempts: int = 3, status: Callable[[str], None] | None = None,
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.time) -> None:
@@ -107,7 +109,7 @@ class BatchSweep:
         heard = self.state.heard.get(live.episode.key, [])
         while live.step < len(heard):
             h = heard[live.step]
-            answer: Any = h["body"] if h["event"] == "answered" else exception_for(h)
+            answer: object = h["body"] if h["event"] == "answered" else exception_for(h)
             live.step += 1
             try:
                 live.request = live.loop.send(answer)
@@ -172,7 +174,7 @@ class BatchSweep:
             (live.episode.key, live.step), 0), digest=digest(live.request)) for cid, live in chunk}
         part = Submitting(event="submitting", part=f"p{self.state.parts}", at=self.clock(), requests=requests)
         self._write(part, sync=True)
-        body = [{"custom_id": cid, "params": live.request} for cid, live in chunk]
+        body = [batch_request(cid, live.request) for cid, live in chunk]
         made = self.endpoints.call("create", lambda: self.client.messages.batches.create(requests=body),
                           again=lambda: self._adopt(self.state.pending[part["part"]]))
         if made is not None and self.state.pending[part["part"]].batch_id is None:
@@ -276,7 +278,7 @@ class BatchSweep:
         if self.guard.stopped is None:
             self.guard.stopped, self.guard.message = cause, message
 
-    def _write(self, event: Any, *, sync: bool = False) -> None:
+    def _write(self, event: Event, *, sync: bool = False) -> None:
         self.journal.write(event, sync=sync)
         self.state.apply(event)
 

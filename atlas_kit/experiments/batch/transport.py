@@ -13,19 +13,19 @@ import random
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping
+from typing import Callable, Literal, Mapping, NoReturn, TypedDict
 
 import anthropic
 import httpx2
 
 from ...models.transport import BASE_URL, PLACEHOLDER_KEY, APIFault, Handler, MessagesTransport
-from ...types import MessageBody
+from ...types import JSONObject, MessageBody
 
 __all__ = ["CUSTOM_ID", "MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "BatchAPI", "BatchHandler", "BatchTransport",
            "Outcome", "ResultType", "in_process_batch_client", "random_outcomes"]
 
 ResultType = Literal["succeeded", "errored", "canceled", "expired"]
-BatchHandler = Callable[[str, dict[str, Any]], MessageBody]
+BatchHandler = Callable[[str, JSONObject], MessageBody]
 """`handler(custom_id, params) -> message body`; raising APIFault makes that request `errored`."""
 Outcome = Callable[[str], ResultType]
 """`outcome(custom_id)`: what the server does with a request; "succeeded" runs the handler."""
@@ -35,6 +35,48 @@ MAX_BATCH_REQUESTS = 100_000
 MAX_BATCH_BYTES = 256 * 1024 * 1024
 _PREFIX = "/v1/messages/batches"
 _COUNTS = ("processing", "succeeded", "errored", "canceled", "expired")
+
+
+class _View(TypedDict):
+    """A message batch as the API describes it (what the SDK's `MessageBatch` reads)."""
+
+    id: str
+    type: Literal["message_batch"]
+    processing_status: Literal["in_progress", "canceling", "ended"]
+    request_counts: dict[str, int]
+    created_at: str
+    expires_at: str
+    ended_at: str | None
+    archived_at: None
+    cancel_initiated_at: None
+    results_url: str | None
+
+
+class _Page(TypedDict):
+    """One page of `GET /v1/messages/batches`, newest first."""
+
+    data: list[_View]
+    has_more: bool
+    first_id: str | None
+    last_id: str | None
+
+
+class _ResultFields(TypedDict):
+    type: ResultType
+
+
+class _Result(_ResultFields, total=False):
+    """What became of one request: its message when it succeeded, the error body when it errored."""
+
+    message: MessageBody
+    error: Mapping[str, object]
+
+
+class _Line(TypedDict):
+    """One line of a batch's results (JSONL)."""
+
+    custom_id: str
+    result: _Result
 
 
 def random_outcomes(*, errored: float = 0.0, expired: float = 0.0, seed: int = 0) -> Outcome:
@@ -56,11 +98,11 @@ def random_outcomes(*, errored: float = 0.0, expired: float = 0.0, seed: int = 0
 class _Batch:
     id: str
     created_at: dt.datetime
-    requests: list[tuple[str, dict[str, Any]]]
+    requests: list[tuple[str, JSONObject]]
     polls_left: int
     canceling: bool = False
     ended_at: dt.datetime | None = None
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[_Line] = field(default_factory=list)
 
 
 class BatchAPI:
@@ -89,7 +131,7 @@ class BatchAPI:
         self._lock = threading.Lock()
 
     # --- the endpoints -------------------------------------------------------------------
-    def create(self, body: Mapping[str, Any], *, size: int = 0) -> dict[str, Any]:
+    def create(self, body: Mapping[str, object], *, size: int = 0) -> _View:
         requests = body.get("requests")
         if not isinstance(requests, list) or not requests:
             raise APIFault(400, "requests: give a non-empty list of {custom_id, params} objects.")
@@ -98,7 +140,7 @@ class BatchAPI:
         if size > MAX_BATCH_BYTES:
             raise APIFault(413, f"the batch is {size:,} bytes; the limit is {MAX_BATCH_BYTES:,}.")
         seen: set[str] = set()
-        kept: list[tuple[str, dict[str, Any]]] = []
+        kept: list[tuple[str, JSONObject]] = []
         for i, r in enumerate(requests):
             cid = r.get("custom_id") if isinstance(r, dict) else None
             params = r.get("params") if isinstance(r, dict) else None
@@ -118,7 +160,7 @@ class BatchAPI:
             self.batches[batch.id] = batch
             return self._view(batch)
 
-    def retrieve(self, batch_id: str) -> dict[str, Any]:
+    def retrieve(self, batch_id: str) -> _View:
         with self._lock:
             batch = self._find(batch_id)
             self.retrieves += 1
@@ -129,14 +171,14 @@ class BatchAPI:
                     batch.polls_left -= 1
             return self._view(batch)
 
-    def cancel(self, batch_id: str) -> dict[str, Any]:
+    def cancel(self, batch_id: str) -> _View:
         with self._lock:
             batch = self._find(batch_id)
             if batch.ended_at is None:
                 batch.canceling = True
             return self._view(batch)
 
-    def list(self, *, limit: int = 20) -> dict[str, Any]:
+    def list(self, *, limit: int = 20) -> _Page:
         with self._lock:
             views = [self._view(b) for b in reversed(self.batches.values())][:max(1, min(limit, 1000))]
         return {"data": views, "has_more": len(self.batches) > len(views),
@@ -156,10 +198,10 @@ class BatchAPI:
         return self.batches[batch_id]
 
     def _end(self, batch: _Batch) -> None:
-        lines = []
+        lines: list[_Line] = []
         for cid, params in batch.requests:
             kind: ResultType = "canceled" if batch.canceling else self.outcome(cid)
-            result: dict[str, Any] = {"type": kind}
+            result: _Result = {"type": kind}
             if kind == "succeeded":
                 try:
                     result["message"] = self.handler(cid, params)
@@ -172,7 +214,7 @@ class BatchAPI:
             random.Random(f"{self.seed}:{batch.id}").shuffle(lines)
         batch.results, batch.ended_at = lines, self.clock()
 
-    def _view(self, batch: _Batch) -> dict[str, Any]:
+    def _view(self, batch: _Batch) -> _View:
         counts = dict.fromkeys(_COUNTS, 0)
         if batch.ended_at is None:
             counts["processing"] = len(batch.requests)
@@ -225,7 +267,7 @@ class BatchTransport(MessagesTransport):
         return httpx2.Response(404, json=missing.body())
 
 
-def _no_messages(body: dict[str, Any]) -> Any:
+def _no_messages(body: object) -> NoReturn:
     raise APIFault(404, "this in-process API serves the batch endpoints only; send requests in a batch.")
 
 
