@@ -223,13 +223,6 @@ def test_the_house_counter_counts_anys_long_functions_and_long_modules(tmp_path)
     assert found.entries == ["a.py", "sub"]
 
 
-_LEFT = ("the other helpers' files: the functions over 40 lines atlas/handlers.py update_order and issue_refund, "
-         "cli/experiment.py experiment_command, contract/arguments.py _describe, experiments/presets.py run_preset, "
-         "experiments/sweep.py sweep and models/replies.py read_reply, and atlas/handlers.py over 300 lines "
-         "(course/grading/probe.py grade_exercise stays: it is sent to the kernel as its own source)")
-
-
-@pytest.mark.xfail(strict=False, reason=f"issue 28's targets wait on {_LEFT}")
 def test_the_house_meets_issue_28s_targets():
     house = _house()
     found = house.count(PKG)

@@ -1,6 +1,6 @@
 """Atlas, a fictional billing and catalogue company: the world the course's agents work in.
 
-data and records (what exists), tools and handlers (what an agent may do), faults (what goes
+data and records (what exists), tools, handlers and rules (what an agent may do), faults (what goes
 wrong), styles (a failure in every wording), tickets and outcome (the work and how it is
 checked), session (one ticket ready to run) and grade (was it right). Chapters 04 and 10.
 """

@@ -14,7 +14,7 @@ if _typing.TYPE_CHECKING:
     from .episode import (CALL_LOG_CHARS, ClientInfo, FINISH, McpCall, McpEpisode, McpRecord, NotHandedIn,
         finish_definition, logged_call, next_record, no_episode, open_episode)
     from .log import LogError, append_record, check_log, logged_keys
-    from .guard import Guard, Guarded, INTERNAL_MESSAGE
+    from .guard import Guard, Guarded, INTERNAL_MESSAGE, RequestContext
     from .host import Exchange, HOST_NAME, HostedEpisode, asimulate, simulate
 
 _WHERE = {
@@ -34,6 +34,7 @@ _WHERE = {
     "McpEpisode": "episode",
     "McpRecord": "episode",
     "NotHandedIn": "episode",
+    "RequestContext": "guard",
     "SERVER_NAME": "server",
     "STOP_SIGNALS": "stdio",
     "append_record": "log",
@@ -55,7 +56,7 @@ __getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
 __all__ = [
     "AtlasMCP", "CALL_LOG_CHARS", "ClientInfo", "Exchange", "FINISH", "Guard", "Guarded", "HOST_NAME",
     "HostedEpisode", "INTERNAL_MESSAGE", "INVALID_PARAMS", "LogError", "McpCall", "McpEpisode", "McpRecord",
-    "NotHandedIn", "SERVER_NAME", "STOP_SIGNALS", "append_record", "asimulate", "check_log", "client_config",
-    "finish_definition", "logged_call", "logged_keys", "malformed_reply", "next_record", "no_episode", "open_episode",
-    "serve_stdio", "simulate",
+    "NotHandedIn", "RequestContext", "SERVER_NAME", "STOP_SIGNALS", "append_record", "asimulate", "check_log",
+    "client_config", "finish_definition", "logged_call", "logged_keys", "malformed_reply", "next_record",
+    "no_episode", "open_episode", "serve_stdio", "simulate",
 ]
