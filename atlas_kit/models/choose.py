@@ -104,6 +104,19 @@ class ModelChoice:
         self.recording.save(self.record_to)
         return self.record_to
 
+    @property
+    def spelling(self) -> str:
+        """This choice as a sweep's `model=` (and `--model`, ATLAS_MODEL) spells it, so a chapter's sweep runs the
+        model its single runs ran: 'offline', 'ollama:qwen3:4b', 'llamacpp:<model>' or a Claude model's name. A
+        local server at another address is found again through ATLAS_BASE_URL."""
+        if isinstance(self.provider, StandIn):
+            return "offline"
+        if isinstance(self.provider, (Replay, Compatible)):
+            raise ValueError(f"{self.source.label} has no model spelling a sweep can take: pass the cassette= or "
+                             "base_url= this choice was made with to the sweep as well.")
+        prefix = next((name for name, server in _LOCAL.items() if isinstance(self.provider, server)), None)
+        return f"{prefix}:{self.model}" if prefix else self.model
+
     def describe(self) -> str:
         text = f"Model: {self.model} — {self.source.label}."
         return f"{text}\nNote: {self.note}" if self.note else text
