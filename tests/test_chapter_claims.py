@@ -279,15 +279,21 @@ CLAIMS = [
     Claim("10", r"The four refusals reach the model whether they fire once or always", "found.setdefault(",
           shows=(r"(?m)^not_permitted +not_permitted / stop +not_permitted / stop ", r"(?m)^timeout +upstream_unavailable / stop +success ")),
     # 11
-    Claim("11", r"from none recovered under the stubborn profile", 'name="ch11-profiles"', shows=(r"(?m)^stubborn .* 0% \[",)),
+    Claim("11", r"mostly loops under the stubborn profile", 'name="ch11-profiles"', shows=(r"(?m)^stubborn .*  loop \d+",)),
     Claim("11", r"ten episodes cannot tell 70% from 50% or from 85%", "k, n, z = 7, 10, Z95",
           shows=(r"metrics\.wilson: \[0\.39\d\d, 0\.89\d\d\]",)),
-    Claim("11", r"T22, left out of the ten, shows what the audit catches: its errors give the refundable amount",
+    Claim("11", r"T22, left out of the ten, shows what the audit catches: its contract error states the amount left to refund",
           'print("T22, for contrast:"', shows=(r"over 3 seeds: 0 error text\(s\) state a task's expected answer",
-                                               r"T22, for contrast: T22 \(\w+, seed \d+\): an error states '7500'"),
+                                               r"T22, for contrast: T22 \(contract, seed \d+\): an error states '\$75\.00'"),
           lacks=(r"(?m)^T22 ",)),
+    Claim("11", r"The plain-English arm is Atlas's `plain` style: one sentence on what went wrong, with no code, no retry "
+                r"and no next step\. The `generic` wrapper is not this arm", "atlas_session(\"T04\", style=style",
+          shows=(r"(?m)^plain +[^{]*$", r"(?m)^generic +An error occurred, please try again\.", r'(?m)^contract +\{"error": ')),
     Claim("11", r"Its caption says \*simulated\*", 'run_preset(models=["offline"]',
-          shows=(r"Runs: simulated \(offline stand-in\)",), lacks=(r"\+36\.7", r"published")),
+          shows=(r"Runs: simulated \(offline stand-in\)", r"\(plain\)", r"\(contract\)"), lacks=(r"\+36\.7", r"[Pp]ublished")),
+    Claim("11", r"The paper's own figures, with their N, come in a table of their own", "Table.of(published_rows())",
+          shows=(r"\+36\.7 to \+40\.0", r"N = 30", r"gpt-4o-mini .* not significant"),
+          lacks=(r"simulated", r"stand-in", r"atlas-offline")),
     # 12
     Claim("12", r"With `user`, four of five values reach the handler", 'values = ["ACC-4471"',
           shows=(r"(?m)^4471 +not_found / stop +invalid_argument / retry_changed",)),
@@ -618,19 +624,22 @@ def test_ch10_breaking_changes_are_the_ones_the_schema_rejects():
     assert _one(rows, change="reword the message")["against schema 1.0"] == "valid"
 
 
-def test_ch11_the_profiles_move_only_the_raw_arm():
+def test_ch11_the_profiles_move_the_raw_arms_misses_not_its_recovery():
     rows = _rows(_shown("11", 'name="ch11-profiles"'))
-    said = _said("11", "Two columns cannot move")
+    said = _said("11", "Recovery moves in no column here")
     assert {r["contract"].split(" [")[0] for r in rows} == {"100%"} and "the contract arm recovers every time" in said
     assert len({r["generic"] for r in rows}) == 1 and "the generic arm loops every time" in said
-    raw = {r["profile"]: int(r["raw"].split("%")[0]) for r in rows}
-    assert raw["stubborn"] == 0 and "from none recovered under the stubborn profile" in said
-    assert raw["cautious"] > 50 and "more than half under the cautious one" in said
+    assert {r["raw"].split(" [")[0] for r in rows} == {"0%"}, "the prose says recovery moves in no column"
+    top = {r["profile"]: r["raw: top misses"].split(", ")[0].split(" ")[0] for r in rows}
+    assert len({r["raw: top misses"] for r in rows}) == len(rows), "the misses should differ from profile to profile"
+    assert top["stubborn"] == "loop" and "mostly loops under the stubborn profile" in said
+    assert top["cautious"] == "omitted_tell" and "mostly answers that leave something out under the cautious one" in said
+    assert "`omitted_tell`" in said and "offer the customer a person" in said
 
 
 def test_ch11_the_failure_mode_prose_matches_the_most_common_labels():
     printed = _shown("11", "for s in styles:\n    carried")
-    said = _said("11", "The shapes follow the stand-in's rules")
+    said = _said("11", "the shapes follow the stand-in's rules")
     assert re.search(r"(?m)^generic: \d+ label\(s\) seen; most common: loop", printed) and "its misses are mostly loops" in said
     raw = re.search(r"(?m)^raw: (\d+) label", printed)
     assert raw and int(raw.group(1)) >= 4 and "spread over loops, apologies, dropped failures" in said
@@ -667,8 +676,14 @@ def test_ch11_the_inspect_commands_run_the_preset_design_and_the_chapter_never_i
     from atlas_kit.experiments.presets import SELF_REFLECTIVE
 
     printed = _shown("11", "inspect eval atlas_kit/atlas")
+    from atlas_kit.dispatch.styles import STYLES
+
     runs = re.findall(r"(?m)^inspect eval atlas_kit/atlas .*-T style=(\w+) -T tickets=([\w,]+) -T seed=\d+ --epochs (\d+)$", printed)
-    assert [style for style, _, _ in runs] == [SELF_REFLECTIVE.control, SELF_REFLECTIVE.treatment]
+    # The paper's arms: a plain-English diagnosis with no recovery suggestion (Atlas's plain), against the contract;
+    # the inspect task takes any style in the registry, so both commands run as printed.
+    assert (SELF_REFLECTIVE.control, SELF_REFLECTIVE.treatment) == ("plain", "contract")
+    assert [style for style, _, _ in runs] == ["plain", "contract"] and all(style in STYLES for style, _, _ in runs)
+    assert "The plain-English arm is Atlas's `plain` style" in _said("11", "**The design.**")
     for _, tickets, epochs in runs:
         assert tickets.split(",") == list(SELF_REFLECTIVE.tickets)
         assert int(epochs) * len(SELF_REFLECTIVE.tickets) == SELF_REFLECTIVE.published.n_per_cell
