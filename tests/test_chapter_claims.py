@@ -307,15 +307,18 @@ CLAIMS = [
     Claim("solutions/06", r"two contract runs that legitimately need three calls", "def spent(",
           shows=(r"T04, contract +\$[\d.]+ +\$[\d.]+ +\$[\d.]+ \(finished\)", r"T19, contract +\$[\d.]+ +\$[\d.]+ +\$[\d.]+ \(finished\)")),
     # 13
-    Claim("13", r"by its rule it gave up on the refund", "before = run_agent",
-          shows=(r"ToolFailure\('not_found", r"Grade\(correct=False", r"reply: I couldn't issue")),
-    Claim("13", r"the stand-in \(built to follow `next`\) calls it, finds the duplicate charge and refunds it", "after = run_agent",
+    Claim("13", r"by its rule it gives up on the refund", "before = run_agent",
+          shows=(r"ToolFailure\('not_found", r"Grade\(correct=False", r"reply: I tried to issue .* could not confirm")),
+    Claim("13", r"the stand-in is built to follow `next`, so offline it calls `list_invoices`, finds the duplicate charge and refunds it", "after = run_agent",
           shows=(r'"next": \{"branch": "switch_tool"', r"Grade\(correct=True", r"Refund of \$89\.00 on invoice INV-20440")),
+    Claim("13", r"`first_of_each_id` does that for every step, and the SDK's runner, which answers every block, fails here",
+          "verdicts = {name: audit(fn)", holds=lambda out: _rows_where(out, "one result per id, in order")
+          == [["one result per id, in order", "✗", "✓", "✓", "✓", "✓"]]),
     Claim("13", r"a person's queue got the case twice", "lost = [Fault(",
           shows=(r"(?m)^retry, no key +2 +duplicate_side_effect +False$", r"(?m)^step 2 +1 +none +True$")),
     Claim("13", r"The check of section 5 has a tool like that, and it finds the input that shows it", "def keyed_on_text",
           shows=(r"(?m)^loop_broken$", r"“breaker fires on the repeated triple” fails")),
-    Claim("13", r"Step 1's misses are tickets with a transient fault", 'print(f"{name}: {', holds=lambda out: (
+    Claim("13", r"Offline, step 1's misses are tickets with a transient fault", 'print(f"{name}: {', holds=lambda out: (
         lambda kinds: bool(kinds) and {k for ks in kinds for k in ks.split(", ")} <= {"rate_limit", "timeout"})(re.findall(r"\(([^)]*)\)",
         re.search(r"(?m)^step 1: (.*)$", out).group(1)))),
     # 14
