@@ -322,15 +322,22 @@ CLAIMS = [
         lambda kinds: bool(kinds) and {k for ks in kinds for k in ks.split(", ")} <= {"rate_limit", "timeout"})(re.findall(r"\(([^)]*)\)",
         re.search(r"(?m)^step 1: (.*)$", out).group(1)))),
     # 14
-    Claim("14", r"The stand-in's answer passes the cut total on as the total", 'print(runs["raw"])',
+    Claim("14", r"Offline, the stand-in's answer passes the cut total on as the total", 'print(runs["raw"])',
           shows=(r"assistant: .*\$798\.00 in total",)),
-    Claim("14", r"the stand-in asks once more, gets a flagged result again, and says so", 'print(runs["contract"].final_text)',
+    Claim("14", r"the stand-in is built to ask once more and, when the second result is flagged too, to say so", 'print(runs["contract"].final_text)',
           shows=(r"marked incomplete", r"Grade\(correct=True")),
     Claim("14", r"\*\*contract\*\*: right in every cell by construction", "cell_table(records)",
           holds=lambda out: all(r[3].startswith("100%") for r in _table(out) if r[1] == "contract")),
     Claim("14", r"\*\*raw and generic, implicit cells\*\*: never recovered, and the answer passes the wrong figure on every time",
           "cell_table(records)", holds=lambda out: all(r[3].startswith("0%") and r[4].startswith("100%") for r in _table(out)
                                                        if r[0].startswith("implicit") and r[1] in ("raw", "generic"))),
+    Claim("14", r"in the permanent cells, the ones ToolMaze's two figures describe, raw and generic recover in neither the "
+                r"explicit nor the implicit row, and the contract in both", "cell_table(records)",
+          holds=lambda out: [r[3].split(" [")[0] for r in _table(out) if r[0].endswith("permanent")]
+          == ["100%", "0%", "0%", "100%", "0%", "0%"] and [r[1] for r in _table(out) if r[0].endswith("permanent")]
+          == ["contract", "generic", "raw"] * 2),
+    Claim("14", r"the transient ones vary, the permanent ones do not", "cell_table(records)",
+          holds=lambda out: len({r[3] for r in _table(out) if r[0] == "explicit, transient" and r[1] != "contract"}) > 1),
     # 15
     Claim("15", r"8 tools|seven Atlas tools with their `input_schema`s, one more tool, `finish`", "prompts = (await client.list_prompts())",
           shows=(r"8 tools and 27 prompts \(T01 to T27\)", r"(?m)^finish +no +answer$")),
