@@ -346,6 +346,15 @@ CLAIMS = [
           and "structuredContent" in out.split("contract {")[1]),
     Claim("15", r"The message still says what to do, and does not repeat the name it was sent", 'call_tool("refund_everything"',
           shows=(r"^-32602 No tool has that name",), lacks=(r"refund_everything",)),
+    Claim("15", r"an argument that fails the schema with the validation library's message and an unknown tool with the SDK's "
+                r"words, name and all", 'raw_server = AtlasMCP(style="raw"',
+          shows=(r"(?m)^jsonschema\.exceptions\.ValidationError: '4471' does not match", r"(?m)^-32602 Unknown tool: refund_everything$"),
+          lacks=(r'"error":',)),
+    Claim("15", r"the grade, with its reasons in plain words, and nothing of the answer the ticket expected", 'print(f"{style}: answer:',
+          shows=(r"finish: Handed in\. Ticket T04, raw style: not correct\. Why: ", r"contract style: correct\. Why: "),
+          lacks=(r"Escalation\(", r"Refund\(", r"queue=", r"expected")),
+    Claim("15", r"clipped at the length the line below prints, with `clipped` set when cut", "CALL_LOG_CHARS:,",
+          shows=(r"kept up to 2,000 characters; clipped: \[False, False\]",)),
     Claim("15", r"Its contract arm follows `next` by construction, whatever its profile", "by_profile(profiles=named_profiles())",
           holds=lambda out: all(r[4].startswith("100%") for r in _table(out) if r[1] == "contract")
           and len({r[4] for r in _table(out) if r[1] == "raw"}) > 1),
