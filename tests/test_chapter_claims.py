@@ -838,6 +838,8 @@ CLAIMS_16 = [
           "think = sum(", holds=lambda out: (lambda rows: 2 * (rows["replied to the user (text, no call)"]
                                                                + rows["another tool"]) > sum(rows.values()))(
               {r[0]: int(r[1]) for r in _table(out.split("\n", 1)[1])})),
+    Claim(CH16, r"The log made in this section's first cell ran both styles on the same tickets and seeds, so it pairs up",
+          "paired_table(mine)", shows=(r"(?m)^contract - raw +all +11 ", r"Data: simulated \(offline stand-in\)")),
     Claim(f"solutions/{CH16}", r"In all four, gpt-4o's next action took the branch the error called for",
           "mine = branches if", holds=lambda out: len(_table(out)) == 4 and all(r[1] == r[3] for r in _table(out))),
     Claim(f"solutions/{CH16}", r"Episodes c and d still ended not correct", "mine = branches if",
