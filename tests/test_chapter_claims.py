@@ -340,18 +340,26 @@ CLAIMS = [
     Claim("10", r"The four refusals reach the model whether they fire once or always", "found.setdefault(",
           shows=(r"(?m)^not_permitted +not_permitted / stop +not_permitted / stop ", r"(?m)^timeout +upstream_unavailable / stop +success ")),
     # 11
-    Claim("11", r"from none recovered under the stubborn profile", 'name="ch11-profiles"', shows=(r"(?m)^stubborn .* 0% \[",)),
+    Claim("11", r"mostly loops under the stubborn profile", 'name="ch11-profiles"', shows=(r"(?m)^stubborn .*  loop \d+",)),
     Claim("11", r"ten episodes cannot tell 70% from 50% or from 85%", "k, n, z = 7, 10, Z95",
           shows=(r"metrics\.wilson: \[0\.39\d\d, 0\.89\d\d\]",)),
-    Claim("11", r"T22, left out of the ten, shows what the audit catches: its errors give the refundable amount",
+    Claim("11", r"T22, left out of the ten, shows what the audit catches: its contract error states the amount left to refund",
           'print("T22, for contrast:"', shows=(r"over 3 seeds: 0 error text\(s\) state a task's expected answer",
-                                               r"T22, for contrast: T22 \(\w+, seed \d+\): an error states '7500'"),
+                                               r"T22, for contrast: T22 \(contract, seed \d+\): an error states '\$75\.00'"),
           lacks=(r"(?m)^T22 ",)),
+    Claim("11", r"The plain-English arm is Atlas's `plain` style: one sentence on what went wrong, with no code, no retry "
+                r"and no next step\. The `generic` wrapper is not this arm", "atlas_session(\"T04\", style=style",
+          shows=(r"(?m)^plain +[^{]*$", r"(?m)^generic +An error occurred, please try again\.", r'(?m)^contract +\{"error": ')),
     Claim("11", r"Its caption says \*simulated\*", 'run_preset(models=["offline"]',
-          shows=(r"Runs: simulated \(offline stand-in\)",), lacks=(r"\+36\.7", r"published")),
+          shows=(r"Runs: simulated \(offline stand-in\)", r"\(plain\)", r"\(contract\)"), lacks=(r"\+36\.7", r"[Pp]ublished")),
+    Claim("11", r"The paper's own figures, with their N, come in a table of their own", "Table.of(published_rows())",
+          shows=(r"\+36\.7 to \+40\.0", r"N = 30", r"gpt-4o-mini .* not significant"),
+          lacks=(r"simulated", r"stand-in", r"atlas-offline")),
     # 12
     Claim("12", r"With `user`, four of five values reach the handler", 'values = ["ACC-4471"',
           shows=(r"(?m)^4471 +not_found / stop +invalid_argument / retry_changed",)),
+    Claim("12", r"When the stand-in runs, that failure is its fixed vocabulary", "calls, errors = run.trace",
+          shows=(r"^\[simulated", r'(?m)^first call: \{"account_id":"ACC-4471"\} -> invalid_argument$')),
     # solutions
     Claim("solutions/01", r"Contract, in all 14 episodes that hit an error; generic and raw recover in none here", "recovery_counts(records)",
           shows=(r"'raw': \(0, 14\)", r"'generic': \(0, 14\)", r"'contract': \(14, 14\)")),
@@ -360,27 +368,37 @@ CLAIMS = [
     Claim("solutions/06", r"two contract runs that legitimately need three calls", "def spent(",
           shows=(r"T04, contract +\$[\d.]+ +\$[\d.]+ +\$[\d.]+ \(finished\)", r"T19, contract +\$[\d.]+ +\$[\d.]+ +\$[\d.]+ \(finished\)")),
     # 13
-    Claim("13", r"by its rule it gave up on the refund", "before = run_agent",
-          shows=(r"ToolFailure\('not_found", r"Grade\(correct=False", r"reply: I couldn't issue")),
-    Claim("13", r"the stand-in \(built to follow `next`\) calls it, finds the duplicate charge and refunds it", "after = run_agent",
+    Claim("13", r"by its rule it gives up on the refund", "before = run_agent",
+          shows=(r"ToolFailure\('not_found", r"Grade\(correct=False", r"reply: I tried to issue .* could not confirm")),
+    Claim("13", r"the stand-in is built to follow `next`, so offline it calls `list_invoices`, finds the duplicate charge and refunds it", "after = run_agent",
           shows=(r'"next": \{"branch": "switch_tool"', r"Grade\(correct=True", r"Refund of \$89\.00 on invoice INV-20440")),
+    Claim("13", r"`first_of_each_id` does that for every step, and the SDK's runner, which answers every block, fails here",
+          "verdicts = {name: audit(fn)", holds=lambda out: _rows_where(out, "one result per id, in order")
+          == [["one result per id, in order", "✗", "✓", "✓", "✓", "✓"]]),
     Claim("13", r"a person's queue got the case twice", "lost = [Fault(",
           shows=(r"(?m)^retry, no key +2 +duplicate_side_effect +False$", r"(?m)^step 2 +1 +none +True$")),
     Claim("13", r"The check of section 5 has a tool like that, and it finds the input that shows it", "def keyed_on_text",
           shows=(r"(?m)^loop_broken$", r"“breaker fires on the repeated triple” fails")),
-    Claim("13", r"Step 1's misses are tickets with a transient fault", 'print(f"{name}: {', holds=lambda out: (
+    Claim("13", r"Offline, step 1's misses are tickets with a transient fault", 'print(f"{name}: {', holds=lambda out: (
         lambda kinds: bool(kinds) and {k for ks in kinds for k in ks.split(", ")} <= {"rate_limit", "timeout"})(re.findall(r"\(([^)]*)\)",
         re.search(r"(?m)^step 1: (.*)$", out).group(1)))),
     # 14
-    Claim("14", r"The stand-in's answer passes the cut total on as the total", 'print(runs["raw"])',
+    Claim("14", r"Offline, the stand-in's answer passes the cut total on as the total", 'print(runs["raw"])',
           shows=(r"assistant: .*\$798\.00 in total",)),
-    Claim("14", r"the stand-in asks once more, gets a flagged result again, and says so", 'print(runs["contract"].final_text)',
+    Claim("14", r"the stand-in is built to ask once more and, when the second result is flagged too, to say so", 'print(runs["contract"].final_text)',
           shows=(r"marked incomplete", r"Grade\(correct=True")),
     Claim("14", r"\*\*contract\*\*: right in every cell by construction", "cell_table(records)",
           holds=lambda out: all(r[3].startswith("100%") for r in _table(out) if r[1] == "contract")),
     Claim("14", r"\*\*raw and generic, implicit cells\*\*: never recovered, and the answer passes the wrong figure on every time",
           "cell_table(records)", holds=lambda out: all(r[3].startswith("0%") and r[4].startswith("100%") for r in _table(out)
                                                        if r[0].startswith("implicit") and r[1] in ("raw", "generic"))),
+    Claim("14", r"in the permanent cells, the ones ToolMaze's two figures describe, raw and generic recover in neither the "
+                r"explicit nor the implicit row, and the contract in both", "cell_table(records)",
+          holds=lambda out: [r[3].split(" [")[0] for r in _table(out) if r[0].endswith("permanent")]
+          == ["100%", "0%", "0%", "100%", "0%", "0%"] and [r[1] for r in _table(out) if r[0].endswith("permanent")]
+          == ["contract", "generic", "raw"] * 2),
+    Claim("14", r"the transient ones vary, the permanent ones do not", "cell_table(records)",
+          holds=lambda out: len({r[3] for r in _table(out) if r[0] == "explicit, transient" and r[1] != "contract"}) > 1),
     # 15
     Claim("15", r"8 tools|seven Atlas tools with their `input_schema`s, one more tool, `finish`", "prompts = (await client.list_prompts())",
           shows=(r"8 tools and 27 prompts \(T01 to T27\)", r"(?m)^finish +no +answer$")),
@@ -389,6 +407,15 @@ CLAIMS = [
           and "structuredContent" in out.split("contract {")[1]),
     Claim("15", r"The message still says what to do, and does not repeat the name it was sent", 'call_tool("refund_everything"',
           shows=(r"^-32602 No tool has that name",), lacks=(r"refund_everything",)),
+    Claim("15", r"an argument that fails the schema with the validation library's message and an unknown tool with the SDK's "
+                r"words, name and all", 'raw_server = AtlasMCP(style="raw"',
+          shows=(r"(?m)^jsonschema\.exceptions\.ValidationError: '4471' does not match", r"(?m)^-32602 Unknown tool: refund_everything$"),
+          lacks=(r'"error":',)),
+    Claim("15", r"the grade, with its reasons in plain words, and nothing of the answer the ticket expected", 'print(f"{style}: answer:',
+          shows=(r"finish: Handed in\. Ticket T04, raw style: not correct\. Why: ", r"contract style: correct\. Why: "),
+          lacks=(r"Escalation\(", r"Refund\(", r"queue=", r"expected")),
+    Claim("15", r"clipped at the length the line below prints, with `clipped` set when cut", "CALL_LOG_CHARS:,",
+          shows=(r"kept up to 2,000 characters; clipped: \[False, False\]",)),
     Claim("15", r"Its contract arm follows `next` by construction, whatever its profile", "by_profile(profiles=named_profiles())",
           holds=lambda out: all(r[4].startswith("100%") for r in _table(out) if r[1] == "contract")
           and len({r[4] for r in _table(out) if r[1] == "raw"}) > 1),
@@ -810,19 +837,22 @@ def test_ch10_breaking_changes_are_the_ones_the_schema_rejects():
     assert _one(rows, change="reword the message")["against schema 1.0"] == "valid"
 
 
-def test_ch11_the_profiles_move_only_the_raw_arm():
+def test_ch11_the_profiles_move_the_raw_arms_misses_not_its_recovery():
     rows = _rows(_shown("11", 'name="ch11-profiles"'))
-    said = _said("11", "Two columns cannot move")
+    said = _said("11", "Recovery moves in no column here")
     assert {r["contract"].split(" [")[0] for r in rows} == {"100%"} and "the contract arm recovers every time" in said
     assert len({r["generic"] for r in rows}) == 1 and "the generic arm loops every time" in said
-    raw = {r["profile"]: int(r["raw"].split("%")[0]) for r in rows}
-    assert raw["stubborn"] == 0 and "from none recovered under the stubborn profile" in said
-    assert raw["cautious"] > 50 and "more than half under the cautious one" in said
+    assert {r["raw"].split(" [")[0] for r in rows} == {"0%"}, "the prose says recovery moves in no column"
+    top = {r["profile"]: r["raw: top misses"].split(", ")[0].split(" ")[0] for r in rows}
+    assert len({r["raw: top misses"] for r in rows}) == len(rows), "the misses should differ from profile to profile"
+    assert top["stubborn"] == "loop" and "mostly loops under the stubborn profile" in said
+    assert top["cautious"] == "omitted_tell" and "mostly answers that leave something out under the cautious one" in said
+    assert "`omitted_tell`" in said and "offer the customer a person" in said
 
 
 def test_ch11_the_failure_mode_prose_matches_the_most_common_labels():
     printed = _shown("11", "for s in styles:\n    carried")
-    said = _said("11", "The shapes follow the stand-in's rules")
+    said = _said("11", "the shapes follow the stand-in's rules")
     assert re.search(r"(?m)^generic: \d+ label\(s\) seen; most common: loop", printed) and "its misses are mostly loops" in said
     raw = re.search(r"(?m)^raw: (\d+) label", printed)
     assert raw and int(raw.group(1)) >= 4 and "spread over loops, apologies, dropped failures" in said
@@ -859,8 +889,14 @@ def test_ch11_the_inspect_commands_run_the_preset_design_and_the_chapter_never_i
     from atlas_kit.experiments.presets import SELF_REFLECTIVE
 
     printed = _shown("11", "inspect eval atlas_kit/atlas")
+    from atlas_kit.dispatch.styles import STYLES
+
     runs = re.findall(r"(?m)^inspect eval atlas_kit/atlas .*-T style=(\w+) -T tickets=([\w,]+) -T seed=\d+ --epochs (\d+)$", printed)
-    assert [style for style, _, _ in runs] == [SELF_REFLECTIVE.control, SELF_REFLECTIVE.treatment]
+    # The paper's arms: a plain-English diagnosis with no recovery suggestion (Atlas's plain), against the contract;
+    # the inspect task takes any style in the registry, so both commands run as printed.
+    assert (SELF_REFLECTIVE.control, SELF_REFLECTIVE.treatment) == ("plain", "contract")
+    assert [style for style, _, _ in runs] == ["plain", "contract"] and all(style in STYLES for style, _, _ in runs)
+    assert "The plain-English arm is Atlas's `plain` style" in _said("11", "**The design.**")
     for _, tickets, epochs in runs:
         assert tickets.split(",") == list(SELF_REFLECTIVE.tickets)
         assert int(epochs) * len(SELF_REFLECTIVE.tickets) == SELF_REFLECTIVE.published.n_per_cell
@@ -994,6 +1030,8 @@ CLAIMS_16 = [
           "think = sum(", holds=lambda out: (lambda rows: 2 * (rows["replied to the user (text, no call)"]
                                                                + rows["another tool"]) > sum(rows.values()))(
               {r[0]: int(r[1]) for r in _table(out.split("\n", 1)[1])})),
+    Claim(CH16, r"The log made in this section's first cell ran both styles on the same tickets and seeds, so it pairs up",
+          "paired_table(mine)", shows=(r"(?m)^contract - raw +all +11 ", r"Data: simulated \(offline stand-in\)")),
     Claim(f"solutions/{CH16}", r"In all four, gpt-4o's next action took the branch the error called for",
           "mine = branches if", holds=lambda out: len(_table(out)) == 4 and all(r[1] == r[3] for r in _table(out))),
     Claim(f"solutions/{CH16}", r"Episodes c and d still ended not correct", "mine = branches if",

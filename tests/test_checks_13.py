@@ -25,6 +25,8 @@ def dispatch(content, tools, seen):
                 if n == attempts:
                     raise
 
+    unknown = "Tell the customer you could not confirm whether it went through, and offer to escalate to a person."
+
     def answer(block):
         use_id, name = block["id"], block["name"]
         try:
@@ -35,12 +37,12 @@ def dispatch(content, tools, seen):
             return {"type": "tool_result", "tool_use_id": use_id, "content": json.dumps(value)}, None
         except ToolFailure as failure:
             error = tool_error(use_id, failure.code, failure.message, next=failure.next)
-        except (Transient, TimeoutError):
-            error = tool_error(use_id, "upstream_unavailable", f"The {name} service is not responding right now.",
-                               next=stop("Tell the customer it could not be done now, and offer a person."))
+        except (Transient, TimeoutError):  # a lost reply may follow a change that was made: the outcome is unknown
+            error = tool_error(use_id, "upstream_unavailable", f"The {name} service is not responding right now, "
+                               "so the request may or may not have been applied.", next=stop(unknown))
         except Exception:
-            error = tool_error(use_id, "upstream_unavailable", "The tool failed and the request was not completed.",
-                               next=stop("Do not call it again; tell the customer it could not be done."))
+            error = tool_error(use_id, "upstream_unavailable", "The tool failed unexpectedly, so the request may or "
+                               "may not have been applied.", next=stop(f"Do not call it again. {unknown}"))
         return error.block(), error.code.value
 
     results, repeated, answered = [], None, set()

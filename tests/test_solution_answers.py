@@ -22,20 +22,7 @@ CALL = re.compile(r"""check\(\s*["'](\d\d\.\d+)["']\s*,\s*(\w+)\s*\)""")
 
 # Cell edits a solution notebook still needs (helpers may not edit notebooks): (old source, new source). Applied
 # here while the notebook has the old text, so the edit proposed is the one tested; once made, nothing is applied.
-PENDING: dict[str, list[tuple[str, str]]] = {
-    "13_build_your_own_loop.ipynb": [(
-        '    results, repeated = [], None\n'
-        '    for block in content:\n'
-        '        if block["type"] != "tool_use":\n'
-        '            continue\n'
-        '        result, code = answer(block)\n',
-        '    results, repeated, answered = [], None, set()\n'
-        '    for block in content:\n'
-        '        if block["type"] != "tool_use" or block["id"] in answered:\n'
-        '            continue  # a repeated id gets no second result, and its tool is not run (chapter 10)\n'
-        '        answered.add(block["id"])\n'
-        '        result, code = answer(block)\n')],
-}
+PENDING: dict[str, list[tuple[str, str]]] = {}
 
 
 def answers(path: Path, *, pending: bool = True) -> dict[str, object]:
