@@ -32,6 +32,19 @@ def language_info() -> dict:
     return json.loads(json.dumps(IPythonKernel.language_info))
 
 
+def _joined_streams(outputs: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
+    """Consecutive writes to one stream as one output: where the kernel cut a print is timing, not content."""
+    joined: list[nbformat.NotebookNode] = []
+    for out in outputs:
+        last = joined[-1] if joined else None
+        if (out.get("output_type") == "stream" and last is not None and last.get("output_type") == "stream"
+                and last.get("name") == out.get("name")):
+            last["text"] = "".join(last["text"]) + "".join(out["text"])
+        else:
+            joined.append(out)
+    return joined
+
+
 def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Drop run-to-run noise (execution timestamps, papermill's timings, widget state) and store the
     metadata JupyterLab would otherwise rewrite on opening: the kernelspec and the full language_info."""
@@ -46,6 +59,7 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             continue
         count += 1
         cell.execution_count = count if cell.outputs or cell.source.strip() else None
+        cell.outputs = _joined_streams(cell.outputs)
         for out in cell.outputs:
             if "execution_count" in out:
                 out["execution_count"] = count

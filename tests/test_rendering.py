@@ -367,6 +367,18 @@ def test_each_chapter_links_the_guide_and_its_sources(path):
 import minutes  # noqa: E402  (scripts/ is not a package)
 
 
+def test_each_chapter_states_the_minutes_its_length_gives_and_the_readme_agrees() -> None:
+    readme = minutes.readme_minutes((ROOT / "README.md").read_text())
+    wrong = []
+    for path in CHAPTERS:
+        computed, stated = minutes.chapter_minutes(path), minutes.header_minutes(path)
+        listed = readme.get(path.name[:2])
+        if not computed == stated == listed:
+            wrong.append(f"{path.stem}: computed {computed}, header {stated}, README {listed}")
+    assert len(readme) == len(CHAPTERS), f"the README's course map lists {sorted(readme)}"
+    assert not wrong, "run `python scripts/minutes.py --write`:\n" + "\n".join(wrong)
+
+
 def test_the_minutes_rule_counts_what_a_reader_reads(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("# 99 · A title\n\n" + "word " * 1800)]  # 10 minutes of prose
@@ -381,3 +393,15 @@ def test_the_minutes_rule_counts_what_a_reader_reads(tmp_path: Path) -> None:
     minutes._write(path, 20)
     assert minutes.header_minutes(path) == 20
     assert nbformat.read(path, as_version=4).cells[0].source.startswith("# 99 · A title\n\n*About 20 minutes")
+
+
+def test_a_print_the_kernel_cut_in_two_is_stored_as_one_output() -> None:
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print(x)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="}"),
+                    nbformat.v4.new_output("stream", name="stdout", text="\n"),
+                    nbformat.v4.new_output("stream", name="stderr", text="a warning\n"),
+                    nbformat.v4.new_output("stream", name="stdout", text="after\n")]
+    nb.cells = [cell]
+    outs = run_notebooks.clean(nb).cells[0].outputs
+    assert [(o.name, "".join(o.text)) for o in outs] == [("stdout", "}\n"), ("stderr", "a warning\n"), ("stdout", "after\n")]
