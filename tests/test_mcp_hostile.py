@@ -64,20 +64,21 @@ def test_every_request_with_an_id_gets_exactly_one_answer(style):
 
 
 @pytest.mark.parametrize("style", STYLES)
-@pytest.mark.parametrize("arguments", ["ACC-4471", [1, 2], 7, True])
-def test_arguments_that_are_not_an_object_get_the_style_s_answer(style, arguments):
-    with _opened(style) as server:
-        answer = server.call("get_account", arguments)
+def test_arguments_that_are_not_an_object_get_the_style_s_answer(style):
+    shapes = ["ACC-4471", [1, 2], 7, True]
+    with _opened(style) as server:  # one server for every shape: each call is answered on its own
+        answers = [server.call("get_account", arguments) for arguments in shapes]
         server.finish()
-    if style == "contract":  # a bad argument like any other: an isError result saying what to send
-        assert answer["result"]["isError"] is True
-        body = json.loads(text_of(answer))
-        assert body == answer["result"]["structuredContent"] and body["error"] == "invalid_argument"
-        assert body["next"]["branch"] == "retry_changed" and "argument" not in body["next"]
-        assert "JSON object" in body["message"]
-    else:  # what a server on the SDK says: its bare -32602, after the usual apology in the generic style
-        prefix = f"{GENERIC_PREFIX} " if style == "generic" else ""
-        assert answer["error"] == {"code": -32602, "message": f"{prefix}Invalid request parameters", "data": ""}
+    for arguments, answer in zip(shapes, answers):
+        if style == "contract":  # a bad argument like any other: an isError result saying what to send
+            assert answer["result"]["isError"] is True, arguments
+            body = json.loads(text_of(answer))
+            assert body == answer["result"]["structuredContent"] and body["error"] == "invalid_argument"
+            assert body["next"]["branch"] == "retry_changed" and "argument" not in body["next"]
+            assert "JSON object" in body["message"]
+        else:  # what a server on the SDK says: its bare -32602, after the usual apology in the generic style
+            prefix = f"{GENERIC_PREFIX} " if style == "generic" else ""
+            assert answer["error"] == {"code": -32602, "message": f"{prefix}Invalid request parameters", "data": ""}, arguments
 
 
 def test_a_min_length_above_one_is_said_as_the_real_bound():
