@@ -7,6 +7,11 @@ nbval (see addopts in pyproject.toml) and the papermill tests use this kernelspe
 ATLAS_COLD_KERNELS=1 every kernel starts from scratch instead, as a learner's does. The grader (its kernels
 run in a network namespace of their own), the browser test and the README's papermill command start their
 own kernels and are always cold.
+
+Bytecode: where PYTHONDONTWRITEBYTECODE is set (this project's machines set it), every interpreter the suite
+starts (four workers, about a hundred kernels and subprocesses) compiled the package's sources again, and each
+worker re-rewrote the asserts of every test module: about 7 s of CPU per worker before its first test. The suite
+lets Python write its bytecode as it does by default, beside the sources in `__pycache__` (ignored by git).
 """
 from __future__ import annotations
 
@@ -21,6 +26,14 @@ from pathlib import Path
 
 import pytest
 
+
+def _cache_bytecode() -> None:
+    """Let this process and every one it starts write bytecode, as Python does by default."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+
+
+_cache_bytecode()  # at import, before the test modules are collected and before any worker or kernel starts
 KERNEL = "atlas-test"
 TESTS = Path(__file__).resolve().parent / "tests"
 _folder: list[Path] = []

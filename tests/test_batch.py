@@ -446,8 +446,10 @@ def _resume(out: Path, url: str, monkeypatch: pytest.MonkeyPatch) -> Any:
                  confirm=lambda e: True)
 
 
-@pytest.mark.parametrize("method, nth", [("create", 2), ("retrieve", 3), ("results", 2)])
-def test_a_batch_sweep_killed_with_sigkill_resumes_without_resubmitting(tmp_path, monkeypatch, method, nth):
+# One real SIGKILL, where losing track costs most: while a batch is being created, before its id is back. The other
+# points (retrieve, results download, appending) are killed in process above, by the injected interruption.
+def test_a_batch_sweep_killed_with_sigkill_resumes_without_resubmitting(tmp_path, monkeypatch):
+    method, nth = "create", 2
     episodes = plan(styles=KILL_SWEEP["styles"], faults=(True,), break_loops=(True,), profiles=(None,),
                     tickets=KILL_SWEEP["tickets"], trials=2, model=LIVE_MODEL)
     watch = Watch(standin_server(episodes, {}, errored=0.2, expired=0.1, delay_polls=0))  # live polls wait 15 s
@@ -470,7 +472,7 @@ def test_a_batch_sweep_killed_with_sigkill_resumes_without_resubmitting(tmp_path
         again = _resume(out, server.url, monkeypatch)
     resumed, adopted, n = again.batch.resumed, again.batch.adopted, len(again.records)
     assert n == 16
-    assert (adopted, resumed >= 1) == ((1, False) if method == "create" else (0, True))
+    assert (adopted, resumed >= 1) == (1, False)  # the batch the killed run created is found and adopted
     assert all(k == 1 for k in watch.answered.values()), "a finished turn was paid for twice"
     reference = run_experiment(**{**KILL_SWEEP, "name": "k"})
     live = read_records(out)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -97,9 +96,3 @@ def test_check_catches_an_answer_that_raises():
 
     fb = check(key, boom)
     assert not fb.ok
-
-
-def test_generator_round_trip_in_a_subprocess(tmp_path):
-    # The script works from a clean interpreter, as CI and a teacher run it.
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_exercises.py"), "--check"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr

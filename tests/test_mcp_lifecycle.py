@@ -45,16 +45,28 @@ def _read_only(tmp: Path) -> Path:
 
 
 @pytest.mark.parametrize("where", ["/proc/self/y", "/sys/kernel/atlas.jsonl", "/dev/full", "folder", "read-only"])
-def test_a_log_that_cannot_be_written_is_one_line_and_exit_2_before_serving(where, tmp_path):
+def test_a_log_that_cannot_be_written_is_one_line_and_exit_2_before_serving(where, tmp_path, capsys):
+    """The command's own check, in this process: it returns before reading stdin, so no server is needed; the
+    real server's exit on such a log is the next test's."""
+    from atlas_kit.cli import main
+
     path = {"folder": lambda: tmp_path, "read-only": lambda: _read_only(tmp_path)}.get(where, lambda: Path(where))()
     if not path.parent.exists():
         pytest.skip(f"{path.parent} does not exist on this machine")
-    done = _start("--log", str(path))
-    assert done.returncode == 2, done.stderr
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("atlas-kit mcp: error: --log ")
-    assert "serving" not in done.stderr and "Traceback" not in done.stderr and done.stdout == ""
+    code = main(["mcp", "--log", str(path)])
+    done = capsys.readouterr()
+    assert code == 2, done.err
+    assert done.err.count("\n") == 1 and done.err.startswith("atlas-kit mcp: error: --log ")
+    assert "serving" not in done.err and "Traceback" not in done.err and done.out == ""
     if where == "read-only":
         assert path.read_text() == ""
+
+
+def test_the_real_server_given_a_log_it_cannot_write_exits_2_with_one_line_and_serves_nothing():
+    done = _start("--log", "/dev/full")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("atlas-kit mcp: error: --log /dev/full")
+    assert "Traceback" not in done.stderr and done.stdout == ""
 
 
 def test_checking_a_good_log_writes_nothing_to_it(tmp_path):

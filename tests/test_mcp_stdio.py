@@ -19,10 +19,11 @@ from atlas_kit.experiments.results import read_records
 def mcp_names() -> None:
     """Import the MCP SDK when a test here first runs, not at collection: every xdist worker collects this file.
     Without the mcp extra each test here is skipped."""
-    global types, Client, StdioServerParameters
+    global types, Client, StdioServerParameters, stdio_client
     pytest.importorskip("mcp")
     import mcp_types as types
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
 REFUND = {"invoice_id": "INV-20411", "amount_cents": 65000, "reason": "Training course cancelled by Atlas."}
 ESCALATE = {"account_id": "ACC-4471", "queue": "billing_refunds",
@@ -34,9 +35,13 @@ def test_a_stdio_session_lists_calls_and_grades_an_episode_into_the_log(tmp_path
     params = StdioServerParameters(command=sys.executable, args=["-m", "atlas_kit", "mcp", "--style", "contract",
                                                                  "--log", str(log)])
 
+    # The server's stderr goes to a file named here: stdio_client's default is the sys.stderr of the moment the SDK
+    # was imported, which in this suite may be an earlier test's capture, since closed.
+    errlog = (tmp_path / "server.stderr").open("w")
+
     async def session() -> dict:
         with anyio.fail_after(120):  # a bounded wait: a hung server fails the test instead of the suite
-            async with Client(params, mode="legacy", read_timeout_seconds=60,
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=60,
                               client_info=types.Implementation(name="stdio-test", version="1")) as c:
                 tools = [t.name for t in (await c.list_tools()).tools]
                 prompts = [p.name for p in (await c.list_prompts()).prompts]
@@ -46,7 +51,8 @@ def test_a_stdio_session_lists_calls_and_grades_an_episode_into_the_log(tmp_path
                 done = await c.call_tool("finish", {"answer": ticket("T04").script.final, "model": "claude-test"})
                 return {"tools": tools, "prompts": prompts, "failing": failing, "succeeding": succeeding, "done": done}
 
-    out = anyio.run(session)
+    with errlog:
+        out = anyio.run(session)
     assert len(out["tools"]) == 8 and out["tools"][-1] == "finish" and len(out["prompts"]) == 27
     assert out["failing"].is_error is True
     assert json.loads(out["failing"].content[0].text) == out["failing"].structured_content
