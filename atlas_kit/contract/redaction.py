@@ -7,7 +7,8 @@ What it cannot know (a tenant's data, a name) is left to the builder's other rul
 from __future__ import annotations
 
 import re
-from typing import Mapping, TypeVar, overload
+from collections.abc import Mapping
+from typing import TypeVar, overload
 
 __all__ = ["looks_secret", "redact"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import typing
-from typing import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from .api import Block, Placed, Role
 
