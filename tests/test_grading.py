@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import csv
 import io
+import json
 import re
 import socket
 from html import escape
@@ -14,7 +15,7 @@ import pytest
 
 from atlas_kit.course.checks import BLANK, EXERCISES
 from atlas_kit.cli import main
-from atlas_kit.course.grading import Gradebook, summarize
+from atlas_kit.course.grading import Gradebook, grade_class, summarize
 from atlas_kit.course.grading.collect import chapter_of, chapter_plan, read_submissions, registry, solution_notebooks
 from atlas_kit.course.grading.execute import grade_submission
 from atlas_kit.course.grading.kernel import confinement
@@ -89,7 +90,9 @@ def test_the_report_shows_each_exercise_and_each_learners_feedback(graded):
         cells = re.search(rf"<tr><td><b>{re.escape(key)}</b>.*?</td><td>(\d+) of (\d+)</td><td>(\d+)</td><td>(\d+)</td>"
                           r"<td>(.*?)</td></tr>", html)
         assert cells, key
-        assert (int(cells[1]), int(cells[2]), int(cells[3])) == (passed, len(expected), blank)
+        notebooks = sum(e.status != "unreadable" for e in expected)  # a file that is not a notebook counts apart
+        assert notebooks < len(expected)  # the class has one, so this checks that it is left out
+        assert (int(cells[1]), int(cells[2]), int(cells[3])) == (passed, notebooks, blank)
         # kit is the only wrong answer, so the most common feedback is what kit was told
         kit = re.search(rf"<h3 id='learner-\d+'>kit .*?<td>✗ {re.escape(key)}</td><td>(.*?)</td>", html, re.S)
         assert kit and cells[5] == f"{kit[1]} <i>(1 learner got feedback of this form)</i>"
@@ -125,13 +128,24 @@ def test_every_registered_exercise_is_planned_from_its_solution():
         assert all(s.expression for s in plan.exercises), f"{solution.name} lacks a check call"
 
 
-def test_chapter_comes_from_metadata_then_file_name_then_title():
+def test_chapter_comes_from_metadata_then_title_then_file_name():
     stems = {"00": "00_start_here", "02": "02_four_branches"}
     assert chapter_of("2", "00_start_here", "00", stems) == ("02", "metadata")
-    assert chapter_of(None, "alice-02_four_branches", "00", stems) == ("02", "file name")
+    assert chapter_of(None, "alice-02_four_branches", "00", stems) == ("00", "title")  # what it says of itself
+    assert chapter_of(None, "alice-02_four_branches", None, stems) == ("02", "file name")
     assert chapter_of(None, "alice_02", None, stems) == ("02", "file name")
     assert chapter_of("99", "alice_2024", "00", stems) == ("00", "title")  # 99 is no chapter; 2024 is no token
     assert chapter_of(None, "homework", None, stems) == (None, "")
+
+
+def test_a_notebook_of_another_chapter_saved_under_this_chapter_s_name_is_the_wrong_chapter(tmp_path):
+    chapter05 = json.loads((ROOT / "exercises" / "05_empty_is_not_an_error.ipynb").read_text())
+    chapter05["metadata"].pop("atlas_kit", None)  # no metadata to go by: only its title and its (wrong) name
+    (tmp_path / "02_four_branches.ipynb").write_text(json.dumps(chapter05))
+    book = grade_class([tmp_path], out=tmp_path / "out", chapter="02", solutions=ROOT / "solutions")
+    [row] = book.grades
+    assert row.status == "wrong_chapter" and row.chapter == "05", row
+    assert any("its file name says chapter 02, its title says chapter 05" in n for n in row.notes), row.notes
 
 
 def test_learners_are_named_by_metadata_file_or_folder_and_kept_apart(tmp_path):
@@ -147,7 +161,7 @@ def test_learners_are_named_by_metadata_file_or_folder_and_kept_apart(tmp_path):
 def test_the_kernel_environment_has_no_key_and_a_dead_end_for_the_network():
     base = {"ANTHROPIC_API_KEY": SECRET, "OPENAI_API_KEY": "x" * 20, "GH_TOKEN": "y" * 20, "HOME": "/home/t",
             "NO_PROXY": "*", "ATLAS_MODEL": "claude-sonnet-5-5"}
-    with confinement(base, namespace=False) as confined:
+    with confinement(base, namespace=False, sandbox=False) as confined:
         env = confined.env
         assert env["HOME"] == "/home/t" and env["ATLAS_MODEL"] == "atlas-offline-1"
         assert not {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GH_TOKEN", "NO_PROXY"} & set(env)
@@ -193,7 +207,7 @@ def test_a_grader_failure_is_one_row_and_the_run_goes_on(tmp_path, monkeypatch):
     (tmp_path / "in").mkdir()
     for name in ("amy", "ben"):
         (tmp_path / "in" / f"{name}_{_plan().stem}.ipynb").write_bytes(chapter_files(CHAPTER)[0].read_bytes())
-    book = grading.grade_class([tmp_path / "in"], out=tmp_path / "out", namespace=False)
+    book = grading.grade_class([tmp_path / "in"], out=tmp_path / "out", namespace=False, sandbox=False)
     rows = [(g.learner, g.status, g.total) for g in book.grades]
     assert rows == [("amy", "grader_error", 0), ("ben", "grader_error", 0)]
     assert "the kernel's sockets went away" in book.grades[0].notes[-1]

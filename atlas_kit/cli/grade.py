@@ -19,7 +19,8 @@ def grade_command(args: argparse.Namespace) -> int:
 
     try:
         book = grade_class(args.submissions, out=args.out, chapter=args.chapter, solutions=args.solutions,
-                           timeout=args.timeout, cell_timeout=args.cell_timeout, jobs=args.jobs)
+                           timeout=args.timeout, cell_timeout=args.cell_timeout, jobs=args.jobs,
+                           require_sandbox=args.require_sandbox)
     except (FileNotFoundError, ValueError) as err:
         print(f"atlas-kit grade: error: {err}", file=sys.stderr)
         return 2
@@ -28,7 +29,10 @@ def grade_command(args: argparse.Namespace) -> int:
         return "".join(c if c.isprintable() else "?" for c in text)
 
     print(f"Graded {len(book.grades)} notebooks (chapter {', '.join(book.plans) or 'none'}) in {book.seconds:.0f} s "
-          f"with the offline stand-in only (simulated); network: {book.isolation}.")
+          f"with the offline stand-in only (simulated); confinement: {book.isolation}.")
+    if book.isolation != "sandbox":
+        print("  Not enforced without bubblewrap (apt install bubblewrap): the notebooks could read and write your "
+              "files and leave a process running; report.html says what was.")
     for s in summarize(book):
         print(f"  {s.key} {s.title}: {s.passed} of {s.rows} passed, {s.blank} not answered")
     for g in book.grades:
@@ -64,4 +68,7 @@ def add_grade_parser(sub: Commands) -> None:
     grade.add_argument("--solutions", type=Path, default=None, metavar="DIR",
                        help="the course's solutions/ folder, where each exercise's answer expression is read "
                             "(default: solutions/ of this checkout)")
+    grade.add_argument("--require-sandbox", action="store_true",
+                       help="refuse to grade unless each kernel can run in a bubblewrap sandbox (Linux, "
+                            "`apt install bubblewrap`); without it the weaker confinement is used and reported")
     grade.set_defaults(func=grade_command)

@@ -15,7 +15,7 @@ if _typing.TYPE_CHECKING:
         NextBody, RETRYABLE, ToolError, ToolFailure, empty_result, error_schema, retry_changed, retry_unchanged,
         stop, switch_tool, tool_error)
     from .values import Safe, safe, say
-    from .redaction import looks_secret, redact
+    from .redaction import looks_secret, redact, redact_known
     from .internals import INTERNALS, Internal, InternalKind, SCAN_CHARS, find_internals, has_internals
     from .rubric import (ECHO_MIN_CHARS, Judgement, MAX_TOKENS, RULES, Rule, Status, Structure, Verdict, judge,
         server_score, tool_score)
@@ -60,6 +60,7 @@ _WHERE = {
     "judge": "rubric",
     "looks_secret": "redaction",
     "redact": "redaction",
+    "redact_known": "redaction",
     "retry_changed": "errors",
     "retry_unchanged": "errors",
     "safe": "values",
@@ -80,6 +81,6 @@ __all__ = [
     "ErrorCode", "INTERNALS", "Internal", "InternalKind", "Judgement", "MAX_MESSAGE_CHARS", "MAX_TOKENS", "MCPResult",
     "Next", "NextBody", "RETRYABLE", "RULES", "Rule", "SCAN_CHARS", "Safe", "Status", "Structure", "ToolError",
     "ToolFailure", "Verdict", "check_arguments", "check_schema", "empty_result", "error_schema", "find_internals",
-    "from_article", "has_internals", "judge", "looks_secret", "redact", "retry_changed", "retry_unchanged", "safe",
-    "say", "server_score", "stop", "switch_tool", "text_to_mcp", "to_article", "to_mcp", "tool_error", "tool_score",
+    "from_article", "has_internals", "judge", "looks_secret", "redact", "redact_known", "retry_changed",
+    "retry_unchanged", "safe", "say", "server_score", "stop", "switch_tool", "text_to_mcp", "to_article", "to_mcp", "tool_error", "tool_score",
 ]

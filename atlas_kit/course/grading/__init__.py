@@ -16,29 +16,38 @@ from pathlib import Path
 from time import monotonic
 from typing import Coroutine, Iterable
 
-from ...contract.redaction import redact
+from ...contract.redaction import redact, redact_known
 from .collect import chapter_plan, find_notebooks, read_submissions, registry, solution_notebooks, static_notes
 from .execute import grade_submission, skipped
 from .kernel import Confinement, confinement
 from .records import ChapterPlan, ExerciseResult, Grade, Gradebook, Submission
 from .report import ExerciseSummary, summarize, write_csv, write_html
+from .sandbox import bwrap_works
 from ...types.exceptions import AtlasKitValueError
 
 __all__ = ["ExerciseSummary", "Grade", "Gradebook", "grade_class", "summarize"]
 
 SOLUTIONS = Path(__file__).resolve().parents[3] / "solutions"
+TEXT_LIMIT = 600  # characters of any note or feedback in the report: a 3 MB echoed answer stays a line
 
 
 def grade_class(submissions: Iterable[Path], *, out: Path, chapter: str | None = None, solutions: Path | None = None,
                 timeout: float = 300.0, cell_timeout: float = 60.0, jobs: int | None = None,
-                namespace: bool = True) -> Gradebook:
+                namespace: bool = True, sandbox: bool = True, require_sandbox: bool = False) -> Gradebook:
     """Grade every notebook in `submissions` (files or folders); write OUT/grades.csv and OUT/report.html.
 
     `chapter` ("02") is the chapter the class was set: a notebook of another chapter gets a row saying so.
     Without it each notebook is graded against its own chapter. Raises ValueError or FileNotFoundError with
     one actionable line when the arguments cannot work; a bad notebook never raises, it gets a row.
+    `sandbox`: run each kernel in bubblewrap where it works (kernel.py says what else confines it);
+    `require_sandbox`: refuse, before running anything, where it does not.
     """
     start = monotonic()
+    submissions = list(submissions)
+    if require_sandbox and not (sandbox and bwrap_works()):
+        raise AtlasKitValueError("No sandbox: bubblewrap is not installed or cannot make namespaces here (Debian: "
+                                 "apt install bubblewrap); nothing was graded. Drop --require-sandbox to grade with "
+                                 "the weaker confinement the report describes.")
     solutions = solutions or SOLUTIONS
     known = solution_notebooks(solutions)
     if not known:
@@ -57,7 +66,8 @@ def grade_class(submissions: Iterable[Path], *, out: Path, chapter: str | None =
     plans = {nn: chapter_plan(nn, known[nn], titles) for nn in sorted(n for n in needed if n)}
     for sub in subs:
         _decide(sub, expected, chapter is not None, plans)
-    with confinement(namespace=namespace) as confined:
+    hide = tuple(p.resolve() if p.is_dir() else p.resolve().parent for p in submissions) + (out.resolve(),)
+    with confinement(namespace=namespace, sandbox=sandbox, hide=hide) as confined:
         grades = _run(_grade_all(subs, plans, expected, confined, timeout=timeout, cell_timeout=cell_timeout,
                                  jobs=jobs or os.cpu_count() or 1))
         secrets, isolation = confined.secrets, confined.isolation
@@ -125,10 +135,10 @@ def _run(coro: Coroutine[object, object, list[Grade]]) -> list[Grade]:
 
 def _scrub(grade: Grade, secrets: tuple[str, ...]) -> Grade:
     """No key reaches the report, even one a notebook read from a file and put in an answer the check echoes."""
-    def clean(text: str) -> str:
-        for secret in secrets:
-            text = text.replace(secret, "[redacted]")
-        return str(redact(text))
+    def clean(text: str, limit: int = TEXT_LIMIT) -> str:  # pieces too: a note shortened mid-secret keeps one's start
+        text = " ".join(redact(redact_known(text, secrets)).split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"  # cut after redacting: no cut secret survives
 
-    return replace(grade, learner=clean(grade.learner), file=clean(grade.file), notes=[clean(n) for n in grade.notes],
+    return replace(grade, learner=clean(grade.learner, 120), file=clean(grade.file, 200),
+                   notes=[clean(n) for n in grade.notes],
                    results={k: ExerciseResult(r.outcome, clean(r.message)) for k, r in grade.results.items()})

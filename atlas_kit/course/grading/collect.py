@@ -110,16 +110,21 @@ def static_notes(cells: list[tuple[str, tuple[str, ...]]], expected: Iterable[st
 
 
 def chapter_of(chapter: object, stem: str, title: str | None, stems: dict[str, str]) -> tuple[str | None, str]:
-    """(chapter, where it came from): metadata, else the file name, else the notebook's title."""
+    """(chapter, where it came from): metadata, else the notebook's title, else the file name.
+
+    What the notebook says of itself comes before its name: a chapter 05 notebook saved as 02_four_branches.ipynb
+    is chapter 05's (and, under --chapter 02, the wrong chapter)."""
     if chapter is not None and str(chapter).strip().isdigit() and f"{int(str(chapter).strip()):02d}" in stems:
         return f"{int(str(chapter).strip()):02d}", "metadata"
+    if title in stems:
+        return title, "title"
     for nn, known in stems.items():
         if known in stem:
             return nn, "file name"
     tokens = {t for t in _NN.findall(stem) if t in stems}
     if len(tokens) == 1:
         return tokens.pop(), "file name"
-    return (title, "title") if title in stems else (None, "")
+    return None, ""
 
 
 def _read(path: Path, root: Path, stems: dict[str, str]) -> Submission:
@@ -133,15 +138,23 @@ def _read(path: Path, root: Path, stems: dict[str, str]) -> Submission:
     named = meta.get("learner")
     learner = named.strip()[:80] if isinstance(named, str) and named.strip() else _learner_from(path, chapter, stems)
     sub = Submission(path, shown, learner, chapter, cells)
+    named_for = chapter_of(None, path.stem, None, stems)[0]
     if chapter is not None and title in stems and title != chapter:
         sub.notes.append(f"its title says chapter {title}, its {source} says chapter {chapter}")
+    elif source == "title" and named_for is not None and named_for != chapter:
+        sub.notes.append(f"its file name says chapter {named_for}, its title says chapter {chapter}")
     return sub
 
 
 def _read_json(path: Path) -> tuple[JSONObject, list[tuple[str, tuple[str, ...]]], str | None]:
     """(metadata, code cells as (source, tags), chapter number in the first heading); ValueError if not a notebook."""
+    raw = path.read_bytes()
+    if not raw.strip():
+        raise AtlasKitValueError("the file is empty" if not raw else "the file holds only blank space")
+    if raw.startswith(b"PK\x03\x04"):
+        raise AtlasKitValueError("the file is a zip archive; unzip it and hand in the .ipynb inside")
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise AtlasKitValueError("the file is not UTF-8 text") from None
     except json.JSONDecodeError as err:
@@ -150,8 +163,12 @@ def _read_json(path: Path) -> tuple[JSONObject, list[tuple[str, tuple[str, ...]]
         import nbformat
 
         data = nbformat.convert(nbformat.from_dict(data), 4)
+    if isinstance(data, dict) and isinstance(data.get("nbformat"), int) and data["nbformat"] not in (3, 4):
+        raise AtlasKitValueError(f"it says it is nbformat {data['nbformat']}; this grader reads nbformat 4 (and 3)")
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise AtlasKitValueError("the JSON has no list of cells, so it is not a Jupyter notebook")
+    if not data["cells"]:
+        raise AtlasKitValueError("the notebook has no cells: nothing to grade")
     meta: JSONObject = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     cells: list[tuple[str, tuple[str, ...]]] = []
     title: str | None = None

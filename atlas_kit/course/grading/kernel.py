@@ -1,8 +1,10 @@
 """A confined Jupyter kernel for one learner's notebook: no key, no network, a limit on every cell.
 
 The kernel's environment has every key-like variable removed and the proxies and ANTHROPIC_BASE_URL
-pointed at a closed loopback port; on Linux it also runs in a network namespace of its own (unshare),
-so no connection leaves it at all. A cell past its limit is interrupted; one that ignores that is killed.
+pointed at a closed loopback port. Where bubblewrap works it runs in a sandbox (sandbox.py: its own folder the only
+writable place, the grader's folders hidden, no network, its own PID namespace); else, on Linux, in a network
+namespace of its own (unshare), where it can still read and write what the grader can. A cell past its limit is
+interrupted; one that ignores that is killed.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from typing import Any, Iterator, Literal
 from ...models.choose import KEY_ENV, MODEL_ENV
 from ...models.standin.model import OFFLINE_MODEL
 from .records import Isolation
+from .sandbox import Sandbox, bwrap_works
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|^ANTHROPIC_", re.IGNORECASE)
 _PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
@@ -34,14 +37,22 @@ class Confinement:
     """How every kernel of a grading run starts: its environment and its command prefix."""
 
     env: dict[str, str]
-    prefix: tuple[str, ...]
+    prefix: tuple[str, ...]  # without a sandbox
     isolation: Isolation
     secrets: tuple[str, ...]  # the values removed from the environment, to redact should one surface anyway
+    sandbox: Sandbox | None = None
+
+    def command(self, folder: Path) -> tuple[str, ...]:
+        """The prefix of the kernel's command when it runs in `folder`."""
+        return self.sandbox.prefix(folder) if self.sandbox is not None else self.prefix
 
 
 @contextmanager
-def confinement(base: dict[str, str] | None = None, *, namespace: bool = True) -> Iterator[Confinement]:
-    """A confinement for the length of a run; a bound, never-listening socket keeps its dead port closed."""
+def confinement(base: dict[str, str] | None = None, *, namespace: bool = True, sandbox: bool = True,
+                hide: tuple[Path, ...] = ()) -> Iterator[Confinement]:
+    """A confinement for the length of a run; a bound, never-listening socket keeps its dead port closed.
+
+    `sandbox`: use bubblewrap where it works, hiding `hide` (the submissions, the output folder) too."""
     base = dict(os.environ if base is None else base)
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as dead:
         dead.bind(("127.0.0.1", 0))  # bound but not listening: connections are refused, and no one else can take it
@@ -51,6 +62,9 @@ def confinement(base: dict[str, str] | None = None, *, namespace: bool = True) -
         env.update({name: nowhere for name in _PROXIES})
         env.update({"ANTHROPIC_BASE_URL": nowhere, MODEL_ENV: OFFLINE_MODEL, "MPLBACKEND": "Agg"})
         env.pop(KEY_ENV, None)  # already gone by its name; said here too because it is the one that matters most
+        if sandbox and bwrap_works():
+            yield Confinement(env, (), "sandbox", secrets, Sandbox.hiding(*hide))
+            return
         prefix = _netns_prefix() if namespace else ()
         yield Confinement(env, prefix, "network namespace" if prefix else "environment only", secrets)
 
@@ -93,7 +107,7 @@ class Kernel:
     async def __aenter__(self) -> Kernel:
         from jupyter_client.manager import AsyncKernelManager
 
-        prefix = self.confined.prefix
+        prefix = self.confined.command(self.folder)
 
         class Confined(AsyncKernelManager):
             def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
@@ -101,6 +115,8 @@ class Kernel:
 
         # ipc: unix sockets in the folder, which reach a kernel in a network namespace where TCP cannot.
         self.km = Confined(kernel_name="python3", transport="ipc", connection_file=str(self.folder / "kernel.json"))
+        if self.confined.sandbox is not None:  # a signal to bwrap would not reach the kernel in its own session
+            self.km.kernel_spec.interrupt_mode = "message"
         try:
             await self.km.start_kernel(env=dict(self.confined.env), cwd=str(self.folder), stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL, extra_arguments=["--HistoryManager.hist_file=:memory:"])

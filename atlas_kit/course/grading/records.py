@@ -16,7 +16,7 @@ STATUS_ORDER: tuple[Status, ...] = ("unreadable", "unknown_chapter", "wrong_chap
                                     "killed", "interrupted", "errors", "ok")
 # right/wrong/blank come from the check; not_graded means the check never saw an answer.
 Outcome = Literal["right", "wrong", "blank", "not_graded"]
-Isolation = Literal["network namespace", "environment only"]
+Isolation = Literal["sandbox", "network namespace", "environment only"]
 
 
 @dataclass(frozen=True)

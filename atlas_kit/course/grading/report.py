@@ -35,7 +35,8 @@ class ExerciseSummary:
 def summarize(book: Gradebook) -> list[ExerciseSummary]:
     out = []
     for spec in book.exercises():
-        results = [g.results[spec.key] for g in book.grades if spec.key in g.results]
+        # A file that is not a notebook is no learner's attempt at an exercise: it is counted apart (in the head).
+        results = [g.results[spec.key] for g in book.grades if spec.key in g.results and g.status != "unreadable"]
         counts = Counter(r.outcome for r in results)
         # Checks quote the learner's own values, so group messages by their form and show the commonest wording.
         forms = Counter(_QUOTED.sub("'…'", r.message) for r in results if r.outcome == "wrong")
@@ -73,16 +74,26 @@ def _html_head(book: Gradebook) -> list[str]:
     e = escape
     chapters = ", ".join(f"{c} ({p.stem})" for c, p in sorted(book.plans.items())) or "none"
     statuses = Counter(g.status for g in book.grades)
-    network = ("blocked: each kernel ran in a network namespace of its own" if book.isolation == "network namespace" else
-               "not fully blocked: proxy variables and ANTHROPIC_BASE_URL pointed at a closed port, and an in-kernel "
-               "guard refused Python socket connections; subprocesses and C code could still reach the network")
+    network = {
+        "sandbox": "blocked, Unix sockets included: each kernel ran in a bubblewrap sandbox, in a network and PID "
+                   "namespace of its own, with the filesystem read-only but for its own folder and its own /tmp, and "
+                   "your home, this folder, the submissions' and the output folder hidden; no child outlived its kernel",
+        "network namespace": "blocked for TCP and abstract sockets: each kernel ran in a network namespace of its own; "
+                             "NOT enforced (no bubblewrap): it could read and write your files, reach socket files, see "
+                             "your processes in /proc and leave a child running",
+    }.get(book.isolation, "not fully blocked: proxy variables and ANTHROPIC_BASE_URL pointed at a closed port, and an "
+                          "in-kernel guard refused Python socket connections; subprocesses and C code could still "
+                          "reach the network. NOT enforced (no bubblewrap, no namespaces): it could read and write your "
+                          "files, read your processes' environments and leave a child running")
     return [
         "<!doctype html><html><head><meta charset='utf-8'><title>Grades</title><style>"
         "body{font-family:sans-serif;max-width:70em;margin:2em auto}table{border-collapse:collapse;margin:1em 0}"
-        "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}"
+        "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top;overflow-wrap:anywhere}"
         ".right{color:#2e7d32}.wrong,.blank,.not_graded{color:#c62828}</style></head><body>",
         f"<h1>Grades: chapter {e(chapters)}</h1>",
-        f"<p>{len(book.grades)} notebooks, graded in {book.seconds:.0f} s. Status: "
+        f"<p>{len(book.grades)} files, graded in {book.seconds:.0f} s"
+        + (f" ({statuses['unreadable']} not a notebook, counted in no exercise's total)" if statuses["unreadable"] else "")
+        + ". Status: "
         + e(", ".join(f"{s} {statuses[s]}" for s in STATUS_ORDER if statuses[s])) + ".</p>",
         "<p>How they ran: each notebook in a kernel of its own, with the offline stand-in (atlas-offline-1, a "
         "rule-based program, not an LLM; its results are simulated) and no API key in the environment; "

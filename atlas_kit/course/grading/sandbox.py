@@ -1,0 +1,83 @@
+"""A bubblewrap sandbox for one learner's kernel (Linux, Debian's `bubblewrap`, the engine Flatpak uses).
+
+Inside it the whole filesystem is read-only, and the grader's own places are not there at all: $HOME, the
+folder the grader was started in, the submissions' folders, the output folder, /tmp, /var and /run (and their
+socket files) are empty tmpfs, with only what Python needs bound back read-only (the interpreter, the venv and the
+atlas_kit package). The one writable place is the kernel's own folder, a fresh copy per notebook. No network of
+any kind (a network namespace of its own: no TCP, no abstract Unix sockets), a PID namespace and a session of its
+own (so /proc shows no grader process, and no child outlives the kernel: the namespace ends with it), and limits
+on address space and file size. What is not enforced: CPU time beyond the grader's own time limits, and the
+read-only view of system files (/usr, /etc), which stay readable.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["MEMORY_BYTES", "FILE_BYTES", "Sandbox", "bwrap_works"]
+
+MEMORY_BYTES = 8 << 30  # address space of the kernel and everything it starts
+FILE_BYTES = 256 << 20  # the largest file it may write
+
+_SYSTEM_HIDDEN = ("/tmp", "/var", "/run")
+
+
+@lru_cache(maxsize=1)
+def bwrap_works() -> bool:
+    """Whether `bwrap` is installed and can make a sandbox here (it needs user or root namespaces)."""
+    if not sys.platform.startswith("linux") or shutil.which("bwrap") is None:
+        return False
+    try:
+        done = subprocess.run(["bwrap", *_namespaces(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                               "true"], capture_output=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def _namespaces() -> tuple[str, ...]:
+    return ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--new-session", "--die-with-parent")
+
+
+def _python_paths() -> list[Path]:
+    """What the kernel's interpreter reads: its prefixes, every folder on sys.path, and the atlas_kit package."""
+    import atlas_kit
+
+    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.executable).parent,
+             Path(atlas_kit.__file__).resolve().parent]
+    paths += [Path(p) for p in sys.path if p and os.path.isdir(p)]
+    return [p.resolve() for p in dict.fromkeys(paths)]
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """The places to hide for one grading run; `prefix(folder)` is the command that runs a kernel in `folder`."""
+
+    hidden: tuple[Path, ...]
+
+    @classmethod
+    def hiding(cls, *places: Path) -> Sandbox:
+        """A sandbox that also hides `places` (the submissions, the output folder), beside the usual ones."""
+        home = Path(os.path.expanduser("~"))
+        found = [home, Path.cwd(), *places, *map(Path, _SYSTEM_HIDDEN)]
+        return cls(tuple(dict.fromkeys(p.resolve() for p in found if p.is_dir() and p != Path("/"))))
+
+    def prefix(self, folder: Path) -> tuple[str, ...]:
+        folder = folder.resolve()
+        args = ["prlimit", f"--as={MEMORY_BYTES}", f"--fsize={FILE_BYTES}", "--",
+                "bwrap", *_namespaces(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        for place in self.hidden:
+            args += ["--tmpfs", str(place)]
+        for path in _python_paths():
+            # Bound back only where hidden: a path that holds a hidden place would bring it back.
+            if any(path.is_relative_to(h) for h in self.hidden) and not any(h.is_relative_to(path) for h in self.hidden):
+                args += ["--ro-bind", str(path), str(path)]
+        # The grader's pid means nothing in the kernel's PID namespace, where ipykernel would read it as its parent
+        # gone; --die-with-parent ties the two together instead.
+        args += ["--bind", str(folder), str(folder), "--chdir", str(folder), "--unsetenv", "JPY_PARENT_PID", "--"]
+        return tuple(args)
