@@ -55,3 +55,23 @@ def test_a_huge_answer_echoed_in_feedback_leaves_every_text_of_the_row_bounded()
     scrubbed = _scrub(grade, ())
     texts = [scrubbed.learner, scrubbed.file, *scrubbed.notes, scrubbed.results["02.1"].message]
     assert max(map(len, texts)) <= TEXT_LIMIT and all(t.endswith("…") for t in texts)
+
+
+def test_the_sandbox_hides_the_teacher_s_places_but_never_the_system_or_python_itself(tmp_path, monkeypatch):
+    import sys
+
+    from atlas_kit.course.grading.sandbox import Sandbox
+
+    monkeypatch.chdir(tmp_path)
+    hidden = Sandbox.hiding(tmp_path / "missing", ROOT).hidden
+    assert tmp_path.resolve() in hidden and ROOT.resolve() in hidden and Path("/tmp").resolve() in hidden
+    assert Path.home().resolve() in hidden
+    for place in ("/usr", Path(sys.executable).parent):  # a grader started here must not hide its own interpreter
+        monkeypatch.chdir(place)
+        hidden = Sandbox.hiding().hidden
+        assert Path(place).resolve() not in hidden and not any(Path("/usr").is_relative_to(h) for h in hidden)
+    prefix = Sandbox.hiding(ROOT).prefix(tmp_path)
+    bound = {prefix[i + 1] for i, arg in enumerate(prefix) if arg == "--ro-bind"}
+    assert str(Path(sys.prefix).resolve()) in bound or not any(Path(sys.prefix).resolve().is_relative_to(h)
+                                                                for h in Sandbox.hiding(ROOT).hidden)
+    assert prefix[-4:] == (str(tmp_path.resolve()), "--unsetenv", "JPY_PARENT_PID", "--")

@@ -25,6 +25,7 @@ MEMORY_BYTES = 8 << 30  # address space of the kernel and everything it starts
 FILE_BYTES = 256 << 20  # the largest file it may write
 
 _SYSTEM_HIDDEN = ("/tmp", "/var", "/run")
+_SYSTEM_NEEDED = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/dev", "/proc")
 
 
 @lru_cache(maxsize=1)
@@ -44,14 +45,19 @@ def _namespaces() -> tuple[str, ...]:
     return ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--new-session", "--die-with-parent")
 
 
+def _install() -> list[Path]:
+    """Python's own install: its prefixes (the venv's and the base interpreter's) and the interpreter's folder."""
+    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.executable).parent]
+    return [p.resolve() for p in dict.fromkeys(paths)]
+
+
 def _python_paths() -> list[Path]:
-    """What the kernel's interpreter reads: its prefixes, every folder on sys.path, and the atlas_kit package."""
+    """What the kernel's interpreter reads: its install, every folder on sys.path, and the atlas_kit package."""
     import atlas_kit
 
-    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.executable).parent,
-             Path(atlas_kit.__file__).resolve().parent]
-    paths += [Path(p) for p in sys.path if p and os.path.isdir(p)]
-    return [p.resolve() for p in dict.fromkeys(paths)]
+    paths = [*_install(), Path(atlas_kit.__file__).resolve().parent]
+    paths += [Path(p).resolve() for p in sys.path if p and os.path.isdir(p)]
+    return list(dict.fromkeys(paths))
 
 
 @dataclass(frozen=True)
@@ -64,8 +70,13 @@ class Sandbox:
     def hiding(cls, *places: Path) -> Sandbox:
         """A sandbox that also hides `places` (the submissions, the output folder), beside the usual ones."""
         home = Path(os.path.expanduser("~"))
-        found = [home, Path.cwd(), *places, *map(Path, _SYSTEM_HIDDEN)]
-        return cls(tuple(dict.fromkeys(p.resolve() for p in found if p.is_dir() and p != Path("/"))))
+        found = [p.resolve() for p in (home, Path.cwd(), *places, *map(Path, _SYSTEM_HIDDEN)) if p.is_dir()]
+        python = _install()
+        # Never hid: the system (a grader started in /usr would hide libc) or a place inside Python's own install
+        # (one started in the venv's bin/ would hide the interpreter).
+        kept = [p for p in found if not any(Path(d).resolve().is_relative_to(p) for d in _SYSTEM_NEEDED)
+                and not any(p.is_relative_to(q) for q in python)]
+        return cls(tuple(dict.fromkeys(kept)))
 
     def prefix(self, folder: Path) -> tuple[str, ...]:
         folder = folder.resolve()
