@@ -3,11 +3,12 @@
 Inside it the whole filesystem is read-only, and the grader's own places are not there at all: $HOME, the
 folder the grader was started in, the submissions' folders, the output folder, /tmp, /var and /run (and their
 socket files) are empty tmpfs, with only what Python needs bound back read-only (the interpreter, the venv and the
-atlas_kit package). The one writable place is the kernel's own folder, a fresh copy per notebook. No network of
-any kind (a network namespace of its own: no TCP, no abstract Unix sockets), a PID namespace and a session of its
-own (so /proc shows no grader process, and no child outlives the kernel: the namespace ends with it), and limits
-on address space and file size. What is not enforced: CPU time beyond the grader's own time limits, and the
-read-only view of system files (/usr, /etc), which stay readable.
+atlas_kit package). What it can write is its own: its folder (fresh and empty for each notebook) and those empty
+tmpfs, all gone with it. No network of any kind (a network namespace of its own: no TCP, no abstract Unix
+sockets), a PID namespace and a session of its own (so /proc shows no grader process, and no child outlives the
+kernel: the namespace ends with it), and limits on address space and file size (with util-linux's `prlimit`,
+where it is installed). What is not enforced: CPU time beyond the grader's own time limits, and the read-only
+view of system files (/usr, /etc), which stay readable.
 """
 from __future__ import annotations
 
@@ -80,8 +81,8 @@ class Sandbox:
 
     def prefix(self, folder: Path) -> tuple[str, ...]:
         folder = folder.resolve()
-        args = ["prlimit", f"--as={MEMORY_BYTES}", f"--fsize={FILE_BYTES}", "--",
-                "bwrap", *_namespaces(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        limits = ["prlimit", f"--as={MEMORY_BYTES}", f"--fsize={FILE_BYTES}", "--"] if shutil.which("prlimit") else []
+        args = [*limits, "bwrap", *_namespaces(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for place in self.hidden:
             args += ["--tmpfs", str(place)]
         for path in _python_paths():
