@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from live_api import FAKE_KEY
 
 from atlas_kit.models.cassette import Cassette
 from atlas_kit.models.choose import choose_model, parse_model
@@ -27,7 +28,7 @@ def test_a_choice_spells_itself_as_choose_model_reads_it(named: str) -> None:
 def test_the_stand_in_and_claude_spell_as_a_sweep_takes_them(monkeypatch: pytest.MonkeyPatch) -> None:
     assert choose_model().spelling == "offline"
     assert choose_model("claude-sonnet-5-5").spelling == "offline"  # no key: the stand-in answers, and is spelled so
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
     assert choose_model("claude-sonnet-5-5").spelling == "claude-sonnet-5-5"
 
 

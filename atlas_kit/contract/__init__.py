@@ -82,5 +82,6 @@ __all__ = [
     "Next", "NextBody", "RETRYABLE", "RULES", "Rule", "SCAN_CHARS", "Safe", "Status", "Structure", "ToolError",
     "ToolFailure", "Verdict", "check_arguments", "check_schema", "empty_result", "error_schema", "find_internals",
     "from_article", "has_internals", "judge", "looks_secret", "redact", "redact_known", "retry_changed",
-    "retry_unchanged", "safe", "say", "server_score", "stop", "switch_tool", "text_to_mcp", "to_article", "to_mcp", "tool_error", "tool_score",
+    "retry_unchanged", "safe", "say", "server_score", "stop", "switch_tool", "text_to_mcp", "to_article", "to_mcp",
+    "tool_error", "tool_score",
 ]

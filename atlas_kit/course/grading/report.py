@@ -92,7 +92,8 @@ def _html_head(book: Gradebook) -> list[str]:
         ".right{color:#2e7d32}.wrong,.blank,.not_graded{color:#c62828}</style></head><body>",
         f"<h1>Grades: chapter {e(chapters)}</h1>",
         f"<p>{len(book.grades)} files, graded in {book.seconds:.0f} s"
-        + (f" ({statuses['unreadable']} not a notebook, counted in no exercise's total)" if statuses["unreadable"] else "")
+        + (f" ({statuses['unreadable']} not a notebook, counted in no exercise's total)"
+           if statuses["unreadable"] else "")
         + ". Status: "
         + e(", ".join(f"{s} {statuses[s]}" for s in STATUS_ORDER if statuses[s])) + ".</p>",
         "<p>How they ran: each notebook in a kernel of its own, with the offline stand-in (atlas-offline-1, a "

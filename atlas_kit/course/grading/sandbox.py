@@ -27,6 +27,7 @@ FILE_BYTES = 256 << 20  # the largest file it may write
 
 _SYSTEM_HIDDEN = ("/tmp", "/var", "/run")
 _SYSTEM_NEEDED = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/dev", "/proc")
+_NAMESPACES = ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--new-session", "--die-with-parent")
 
 
 @lru_cache(maxsize=1)
@@ -35,15 +36,11 @@ def bwrap_works() -> bool:
     if not sys.platform.startswith("linux") or shutil.which("bwrap") is None:
         return False
     try:
-        done = subprocess.run(["bwrap", *_namespaces(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        done = subprocess.run(["bwrap", *_NAMESPACES, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                                "true"], capture_output=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
-
-
-def _namespaces() -> tuple[str, ...]:
-    return ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--new-session", "--die-with-parent")
 
 
 def _install() -> list[Path]:
@@ -63,9 +60,11 @@ def _python_paths() -> list[Path]:
 
 @dataclass(frozen=True)
 class Sandbox:
-    """The places to hide for one grading run; `prefix(folder)` is the command that runs a kernel in `folder`."""
+    """One grading run's sandbox, decided once: `prefix(folder)` is the command that runs a kernel in `folder`."""
 
-    hidden: tuple[Path, ...]
+    hidden: tuple[Path, ...]  # each an empty tmpfs inside
+    bound: tuple[Path, ...]  # what Python needs of the hidden places, bound back read-only
+    limits: tuple[str, ...]  # prlimit's command, where it is installed
 
     @classmethod
     def hiding(cls, *places: Path) -> Sandbox:
@@ -75,20 +74,22 @@ class Sandbox:
         python = _install()
         # Never hid: the system (a grader started in /usr would hide libc) or a place inside Python's own install
         # (one started in the venv's bin/ would hide the interpreter).
-        kept = [p for p in found if not any(Path(d).resolve().is_relative_to(p) for d in _SYSTEM_NEEDED)
-                and not any(p.is_relative_to(q) for q in python)]
-        return cls(tuple(dict.fromkeys(kept)))
+        hidden = tuple(dict.fromkeys(p for p in found if not any(Path(d).resolve().is_relative_to(p)
+                                                                 for d in _SYSTEM_NEEDED)
+                                     and not any(p.is_relative_to(q) for q in python)))
+        # Bound back only where hidden: a path that holds a hidden place would bring it back.
+        bound = tuple(path for path in _python_paths() if any(path.is_relative_to(h) for h in hidden)
+                      and not any(h.is_relative_to(path) for h in hidden))
+        limits = ("prlimit", f"--as={MEMORY_BYTES}", f"--fsize={FILE_BYTES}", "--") if shutil.which("prlimit") else ()
+        return cls(hidden, bound, limits)
 
     def prefix(self, folder: Path) -> tuple[str, ...]:
         folder = folder.resolve()
-        limits = ["prlimit", f"--as={MEMORY_BYTES}", f"--fsize={FILE_BYTES}", "--"] if shutil.which("prlimit") else []
-        args = [*limits, "bwrap", *_namespaces(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        args = [*self.limits, "bwrap", *_NAMESPACES, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for place in self.hidden:
             args += ["--tmpfs", str(place)]
-        for path in _python_paths():
-            # Bound back only where hidden: a path that holds a hidden place would bring it back.
-            if any(path.is_relative_to(h) for h in self.hidden) and not any(h.is_relative_to(path) for h in self.hidden):
-                args += ["--ro-bind", str(path), str(path)]
+        for path in self.bound:
+            args += ["--ro-bind", str(path), str(path)]
         # The grader's pid means nothing in the kernel's PID namespace, where ipykernel would read it as its parent
         # gone; --die-with-parent ties the two together instead.
         args += ["--bind", str(folder), str(folder), "--chdir", str(folder), "--unsetenv", "JPY_PARENT_PID", "--"]
