@@ -78,7 +78,7 @@ def make_class(folder: Path, *, chapter: str = "00") -> list[Expected]:
     write(f"kit_{stem}.ipynb", _with(wrong, len(wrong.cells), _CHEAT),
           Expected("kit", "ok", ("wrong",) * n, ("redefines check",)))
     write(f"lu_{stem}.ipynb", _with(solution, len(solution.cells), _PATCH),
-          Expected("lu", "tampered", none, ("atlas_kit.atlas.grade", "ToolError.body")))
+          Expected("lu", "ok", right, ("atlas_kit.atlas.grade", "ToolError.body", "changed no grade")))
     return out
 
 

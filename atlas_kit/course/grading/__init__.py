@@ -1,7 +1,8 @@
 """Grade a class: run every learner's exercise notebook offline, confined, and report per exercise and learner.
 
 `atlas-kit grade SUBMISSION... --out DIR` calls `grade_class`. collect reads and identifies the notebooks,
-execute runs each in its own kernel (kernel confines it, probe checks inside it), report writes the files.
+execute runs each in its own kernel (kernel confines it, probe guards it, take takes the answers out) and checks
+the answers in a fresh one (judge), report writes the files.
 README's "For teachers" section describes the report.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from time import monotonic
 from typing import Coroutine, Iterable
 
 from ...contract.redaction import redact, redact_known
+from .companions import copy_companions
 from .collect import chapter_plan, find_notebooks, read_submissions, registry, solution_notebooks, static_notes
 from .execute import grade_submission, skipped
 from .kernel import Confinement, confinement
@@ -111,6 +113,7 @@ async def _grade_all(subs: list[Submission], plans: dict[str, ChapterPlan], expe
             async with gate:
                 folder = Path(tmp) / f"n{i}"
                 folder.mkdir()
+                sub.notes += copy_companions(sub.path, folder)
                 try:
                     return await grade_submission(sub, plan, confined=confined, folder=folder, timeout=timeout,
                                                   cell_timeout=cell_timeout)

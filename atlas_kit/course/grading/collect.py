@@ -19,6 +19,7 @@ from ...types.exceptions import AtlasKitValueError
 
 _NN = re.compile(r"(?<![0-9])([0-9]{2})(?![0-9])")
 _TITLE = re.compile(r"^#\s*([0-9]{2})\b")
+_CLAIM = re.compile(r"✓ Exercise (?:<[^>]*>)?\s*([0-9]{2}\.[0-9]+)")  # what a right check prints (text or HTML)
 _KEY_NAME = re.compile(r"[A-Za-z0-9_]*API_KEY|(?<![\w.])\.env\b")
 _NET_MODULES = {"socket", "urllib", "requests", "httpx", "http", "aiohttp", "urllib3", "ftplib", "smtplib"}
 
@@ -130,14 +131,14 @@ def chapter_of(chapter: object, stem: str, title: str | None, stems: dict[str, s
 def _read(path: Path, root: Path, stems: dict[str, str]) -> Submission:
     shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
     try:
-        meta, cells, title = _read_json(path)
+        meta, cells, title, claims = _read_json(path)
     except ValueError as why:
         learner = _learner_from(path, chapter_of(None, path.stem, None, stems)[0], stems)
         return Submission(path, shown, learner, None, status="unreadable", notes=[f"not a notebook: {why}"])
     chapter, source = chapter_of(_meta_chapter(meta), path.stem, title, stems)
     named = meta.get("learner")
     learner = named.strip()[:80] if isinstance(named, str) and named.strip() else _learner_from(path, chapter, stems)
-    sub = Submission(path, shown, learner, chapter, cells)
+    sub = Submission(path, shown, learner, chapter, cells, claims=claims)
     named_for = chapter_of(None, path.stem, None, stems)[0]
     if chapter is not None and title in stems and title != chapter:
         sub.notes.append(f"its title says chapter {title}, its {source} says chapter {chapter}")
@@ -146,8 +147,9 @@ def _read(path: Path, root: Path, stems: dict[str, str]) -> Submission:
     return sub
 
 
-def _read_json(path: Path) -> tuple[JSONObject, list[tuple[str, tuple[str, ...]]], str | None]:
-    """(metadata, code cells as (source, tags), chapter number in the first heading); ValueError if not a notebook."""
+def _read_json(path: Path) -> tuple[JSONObject, list[tuple[str, tuple[str, ...]]], str | None, tuple[str, ...]]:
+    """(metadata, code cells as (source, tags), chapter number in the first heading, the exercises a saved output
+    shows a ✓ for in a cell that does not check them); ValueError if not a notebook."""
     raw = path.read_bytes()
     if not raw.strip():
         raise AtlasKitValueError("the file is empty" if not raw else "the file holds only blank space")
@@ -172,6 +174,7 @@ def _read_json(path: Path) -> tuple[JSONObject, list[tuple[str, tuple[str, ...]]
     meta: JSONObject = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     cells: list[tuple[str, tuple[str, ...]]] = []
     title: str | None = None
+    claims: set[str] = set()
     for cell in data["cells"]:
         if not isinstance(cell, dict):
             continue
@@ -180,9 +183,30 @@ def _read_json(path: Path) -> tuple[JSONObject, list[tuple[str, tuple[str, ...]]
         if cell.get("cell_type") == "code":
             tags = (cell.get("metadata") or {}).get("tags") if isinstance(cell.get("metadata"), dict) else None
             cells.append((source, tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else ()))
+            # A ✓ in the output of a cell that does not check that exercise: a stale output of a check cell is not one.
+            claims.update(set(_CLAIM.findall(_output_text(cell.get("outputs")))) - _keys_passed(source))
         elif cell.get("cell_type") == "markdown" and title is None and (m := _TITLE.match(source.lstrip())):
             title = m.group(1)
-    return meta, cells, title
+    return meta, cells, title, tuple(sorted(claims))
+
+
+def _keys_passed(source: str) -> set[str]:
+    """The exercise keys this code passes as a call's first argument: `check("02.1", ...)`, however it is named."""
+    tree = _parse(source)
+    return {node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call) and node.args
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)} if tree else set()
+
+
+def _output_text(outputs: object) -> str:
+    """Every text a code cell's saved outputs hold: streams, and each display's text/plain and text/html."""
+    texts: list[str] = []
+    for output in outputs if isinstance(outputs, list) else []:
+        if not isinstance(output, dict):
+            continue
+        data = output.get("data") if isinstance(output.get("data"), dict) else {}
+        for text in (output.get("text"), data.get("text/plain"), data.get("text/html")):  # type: ignore[union-attr]
+            texts.append("".join(map(str, text)) if isinstance(text, list) else str(text) if text else "")
+    return "\n".join(texts)
 
 
 def _meta_chapter(meta: JSONObject) -> object:

@@ -1,4 +1,7 @@
-"""Grade one submission: run the learner's cells in a confined kernel, then check each exercise there.
+"""Grade one submission: run the learner's cells in a confined kernel, take the answers out, check them elsewhere.
+
+The answers leave the learner's kernel as data (take.py) and are checked in a fresh confined kernel that never ran
+the notebook (judge.py), so nothing the notebook patched in its own kernel can change a grade.
 
 The learner's own check and hint cells are skipped (the grader checks every answer itself), and a
 `model = "atlas-offline-1"` line follows any `parameters` cell, so the stand-in answers whatever it says.
@@ -7,14 +10,19 @@ from __future__ import annotations
 
 import ast
 import json
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic
 
 from ...models.standin.model import OFFLINE_MODEL
 from . import probe
+from .take import take_answer
+from ..checks import BLANK
+from .payloads import blank, clip as _clip, not_taken, payload_list, read_payload, runs_code, untaken, verdict
 from .kernel import CellOutcome, Confinement, Kernel, KernelStartError
 from .records import ChapterPlan, ExerciseResult, ExerciseSpec, Grade, Outcome, Status, Submission
+
 
 
 @dataclass
@@ -26,76 +34,160 @@ class _Found:
     errors: list[tuple[int, CellOutcome]] = field(default_factory=list)
     interrupted: list[int] = field(default_factory=list)
     slow: list[str] = field(default_factory=list)  # exercises whose check was interrupted
-    replaced: set[str] = field(default_factory=set)
+    replaced: set[str] = field(default_factory=set)  # atlas_kit names the notebook replaced in its own kernel
+    tampered: list[str] = field(default_factory=list)  # what an answer changed in the checking kernel
 
 
 async def grade_submission(sub: Submission, plan: ChapterPlan, *, confined: Confinement, folder: Path,
                            timeout: float, cell_timeout: float) -> Grade:
-    """Run `sub` against `plan` in its own kernel; every failure becomes a status and a note, never an exception."""
+    """Run `sub` against `plan`: its cells and the taking of its answers in one kernel, their checks in a fresh one.
+
+    Every failure becomes a status and a note, never an exception."""
     start = monotonic()
     notes = list(sub.notes)
     cells = _runnable(sub.cells)
     log = folder / "blocked.log"
     found = _Found()
+    clock = _Clock(timeout)
     try:
         async with Kernel(folder, confined) as kernel:
-            guard = await kernel.run(probe.cell(probe.guard_network, str(log)), limit=cell_timeout)
-            if guard.kind != "ok":
-                raise KernelStartError(f"the network guard did not install ({guard.ename}: {guard.evalue})")
-            begun = monotonic()  # the notebook's time starts now: a slow kernel start is the machine's, not the learner's
-            await _run_cells(kernel, cells, found, begun=begun, timeout=timeout, cell_timeout=cell_timeout)
-            await _check_exercises(kernel, plan, found, folder=folder, begun=begun, timeout=timeout,
-                                   cell_timeout=cell_timeout)
+            await _guard(kernel, log, cell_timeout)
+            clock.start()  # the notebook's time starts now: a slow kernel start is the machine's, not the learner's
+            await _run_cells(kernel, cells, found, clock=clock, cell_timeout=cell_timeout)
+            taken = await _take_answers(kernel, plan, sub, found, folder=folder, clock=clock, cell_timeout=cell_timeout)
+        clock.stop()
+        if taken:
+            checking = folder.with_name(folder.name + "-check")  # made only now: the learner's kernel never saw it
+            checking.mkdir()
+            try:
+                await _judge_answers(taken, found, confined=confined, folder=checking, log=log, clock=clock,
+                                     cell_timeout=cell_timeout)
+            finally:
+                shutil.rmtree(checking, ignore_errors=True)
     except KernelStartError as err:
         notes.append(f"{err}; this is a problem with the grading machine, not the notebook: grade it again")
         results = {s.key: ExerciseResult("not_graded", "Not graded: the kernel did not start.") for s in plan.exercises}
         return _grade(sub, plan, "grader_error", results, notes, start)
     notes += _run_notes(found, log, len({number for number, _ in cells}), cell_timeout)
-    results = found.results
-    if found.replaced:
-        names = ", ".join(sorted(found.replaced)[:4])
-        notes.append(f"it replaced {names} from the notebook; nothing was graded, since the checks may rely on it: "
-                     "read the notebook")
-        results = {k: ExerciseResult("not_graded", f"Not graded: the notebook replaced {names}.") for k in results}
-    status: Status = ("tampered" if found.replaced else "killed" if found.stopped else "interrupted"
+    results = {spec.key: found.results[spec.key] for spec in plan.exercises}
+    claimed = [k for k in sub.claims if k in results and results[k].outcome != "right"]
+    if claimed:  # a ✓ no check printed (outputs edited, or a print), for an answer that is not right
+        notes.append(f"a saved output shows ✓ for {', '.join(claimed)} in a cell that does not check it, and the "
+                     "grader's check did not find it right: read the notebook")
+    status: Status = ("tampered" if found.tampered or claimed else "killed" if found.stopped else "interrupted"
                       if found.interrupted or found.slow else "errors" if found.errors else "ok")
     return _grade(sub, plan, status, results, notes, start)
 
 
-async def _run_cells(kernel: Kernel, cells: list[tuple[int, str]], found: _Found, *, begun: float, timeout: float,
+class _Clock:
+    """The notebook's time: it runs while the learner's code can, not while a kernel starts."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit, self.used, self.since = limit, 0.0, None  # type: tuple[float, float, float | None]
+
+    def start(self) -> None:
+        self.since = monotonic()
+
+    def stop(self) -> None:
+        if self.since is not None:
+            self.used, self.since = self.used + monotonic() - self.since, None
+
+    def left(self) -> float:
+        return self.limit - self.used - (monotonic() - self.since if self.since is not None else 0.0)
+
+
+async def _guard(kernel: Kernel, log: Path, cell_timeout: float) -> None:
+    guard = await kernel.run(probe.cell(probe.guard_network, str(log)), limit=cell_timeout)
+    if guard.kind != "ok":
+        raise KernelStartError(f"the network guard did not install ({guard.ename}: {guard.evalue})")
+
+
+async def _run_cells(kernel: Kernel, cells: list[tuple[int, str]], found: _Found, *, clock: _Clock,
                      cell_timeout: float) -> None:
     """Run the learner's cells in order; a cell that ignores its interrupt, or outlasts the budget, ends the run."""
     for number, code in cells:
-        left = timeout - (monotonic() - begun)
+        left = clock.left()
         outcome = await kernel.run(code, limit=min(cell_timeout, left))
         if outcome.kind == "error":
             found.errors.append((number, outcome))
         elif outcome.kind == "interrupted" and left > cell_timeout:
             found.interrupted.append(number)
         elif outcome.kind != "ok":
-            found.stopped = _stopped(outcome, number, _first_line(code), timeout, cell_timeout,
+            found.stopped = _stopped(outcome, number, _first_line(code), clock.limit, cell_timeout,
                                      budget=left <= cell_timeout)
             await kernel.kill()
             break
 
 
-async def _check_exercises(kernel: Kernel, plan: ChapterPlan, found: _Found, *, folder: Path, begun: float,
-                           timeout: float, cell_timeout: float) -> None:
-    """Check each exercise in the kernel with the grader's own code, unless the run was stopped."""
+async def _take_answers(kernel: Kernel, plan: ChapterPlan, sub: Submission, found: _Found, *, folder: Path,
+                        clock: _Clock, cell_timeout: float) -> list[tuple[ExerciseSpec, Path, bool]]:
+    """Take each exercise's answer out of the learner's kernel as data; (spec, payload, whether it runs code) of
+    those taken that are not blank."""
+    taken = []
+    sources = [code for code, _ in sub.cells]
     for i, spec in enumerate(plan.exercises):
         if found.stopped:
             found.results[spec.key] = ExerciseResult("not_graded", f"Not graded: {found.stopped}.")
             continue
-        path = folder / f"result-{i}.json"
-        left = timeout - (monotonic() - begun)
-        outcome = await kernel.run(probe.cell(probe.grade_exercise, spec.key, spec.expression, str(path), answers=True),
-                                   limit=min(cell_timeout, left))
-        found.results[spec.key], replaced = _result(spec, path, outcome, cell_timeout)
-        found.replaced |= replaced
-        if outcome.kind == "interrupted":
-            found.slow.append(spec.key)
-        if outcome.kind in ("killed", "died"):
-            found.stopped = "the kernel was killed while an earlier exercise was being checked"
+        if spec.expression is None:
+            found.results[spec.key] = ExerciseResult("not_graded", "Not graded: the solution notebook has no check "
+                                                                   f"call for {spec.key}.")
+            continue
+        path = folder / f"answer-{i}.json"
+        outcome = await kernel.run(probe.cell(take_answer, spec.expression, sources, str(path), answers=True),
+                                   limit=min(cell_timeout, clock.left()))
+        payload = read_payload(path) if outcome.kind == "ok" else None
+        if payload is not None and payload.get("kind") == "taken" and blank(payload):
+            found.replaced |= {str(name) for name in payload_list(payload.get("replaced"))}
+            found.results[spec.key] = ExerciseResult("blank", BLANK)  # what the check says of `...`, without a kernel
+            continue
+        if payload is None:
+            found.results[spec.key] = not_taken(outcome, cell_timeout)
+            if outcome.kind == "interrupted":
+                found.slow.append(spec.key)
+            if outcome.kind in ("killed", "died"):
+                found.stopped = "the kernel was killed while an earlier answer was being read"
+            continue
+        found.replaced |= {str(name) for name in payload_list(payload.get("replaced"))}
+        if payload.get("kind") == "taken":
+            (folder / f"payload-{i}.json").write_text(json.dumps(payload), encoding="utf-8")
+            taken.append((spec, folder / f"payload-{i}.json", runs_code(payload)))
+        else:
+            found.results[spec.key] = untaken(spec, payload)
+    return taken
+
+
+async def _judge_answers(taken: list[tuple[ExerciseSpec, Path, bool]], found: _Found, *, confined: Confinement,
+                         folder: Path, log: Path, clock: _Clock, cell_timeout: float) -> None:
+    """Check each taken answer in a fresh kernel; a change to what the checks rely on stops it (tampered).
+
+    Only an answer that runs code there (a function, a statement of the notebook) needs the baseline watched."""
+    watch = any(runs for _, _, runs in taken)
+    async with Kernel(folder, confined) as kernel:
+        await _guard(kernel, log, cell_timeout)
+        ready = await kernel.run(f"from atlas_kit.course.grading.judge import judge as _atlas_judge, prepare\n"
+                                 f"_atlas_baseline = prepare(watch={watch})\n"
+                                 f"open('baseline', 'w').write(str(id(_atlas_baseline)))", limit=max(cell_timeout, 60))
+        if ready.kind != "ok":
+            raise KernelStartError(f"the checking kernel did not get ready ({ready.ename}: {_clip(ready.evalue)})")
+        baseline = int((folder / "baseline").read_text(encoding="utf-8"))
+        clock.start()
+        for i, (spec, source, _) in enumerate(taken):
+            if found.tampered or found.stopped:
+                why = found.stopped or "an earlier answer changed what the checks rely on"
+                found.results[spec.key] = ExerciseResult("not_graded", f"Not graded: {why}.")
+                continue
+            payload, result = folder / f"payload-{i}.json", folder / f"verdict-{i}.json"
+            shutil.copyfile(source, payload)
+            outcome = await kernel.run(f"_atlas_judge({spec.key!r}, {str(payload)!r}, {str(result)!r}, "
+                                       f"_atlas_baseline, {baseline})", limit=min(cell_timeout, clock.left()))
+            found.results[spec.key], changed = verdict(spec, result, outcome, cell_timeout)
+            found.tampered += changed
+            if outcome.kind == "interrupted":
+                found.slow.append(spec.key)
+            if outcome.kind in ("killed", "died"):
+                found.stopped = "the kernel was killed while an earlier exercise was being checked"
+        clock.stop()
 
 
 def _run_notes(found: _Found, log: Path, ran: int, cell_timeout: float) -> list[str]:
@@ -106,6 +198,13 @@ def _run_notes(found: _Found, log: Path, ran: int, cell_timeout: float) -> list[
                      "and was interrupted")
     if found.stopped:
         notes.append(found.stopped)
+    if found.replaced:
+        names = ", ".join(sorted(found.replaced)[:4])
+        notes.append(f"it replaced {names} in its own kernel; that changed no grade, since its answers were checked "
+                     "in a fresh kernel")
+    if found.tampered:
+        notes.append(f"while its answers were checked it changed {', '.join(found.tampered[:4])}; nothing after "
+                     "that was graded: read the notebook")
     if log.exists():
         hosts = list(dict.fromkeys(log.read_text(encoding="utf-8").split()))
         notes.append(f"it tried to reach {', '.join(hosts[:3])}{' and more' if len(hosts) > 3 else ''}; blocked")
@@ -146,31 +245,6 @@ def _only_checks(code: str) -> bool:
                               for s in body)
 
 
-def _result(spec: ExerciseSpec, path: Path, outcome: CellOutcome, cell_timeout: float) -> tuple[ExerciseResult, set[str]]:
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        if outcome.kind in ("interrupted", "killed"):
-            return ExerciseResult("not_graded", f"Not graded: the check did not finish within {cell_timeout:g} s; "
-                                                "the answer may run forever when the check calls it."), set()
-        what = f"{outcome.ename}: {outcome.evalue}" if outcome.kind == "error" else f"the kernel {outcome.kind}"
-        return ExerciseResult("not_graded", f"Not graded: the grader's check could not run ({_clip(what)}); the "
-                                            "notebook may have broken something the check needs."), set()
-    replaced = {str(name) for name in found.get("replaced", [])}
-    kind = found.get("kind")
-    if kind == "undefined":
-        return ExerciseResult("not_graded", f"Not graded: `{spec.expression}` is not defined after the notebook ran "
-                                            "(the cell that sets it raised, or was deleted or renamed)."), replaced
-    if kind == "raised":
-        return ExerciseResult("not_graded", f"Not graded: reading `{spec.expression}` raised "
-                                            f"{_clip(str(found.get('detail')))}."), replaced
-    if kind == "unplanned":
-        why = f"Not graded: the solution notebook has no check call for {spec.key}."
-        return ExerciseResult("not_graded", why), replaced
-    outcome_name: Outcome = "right" if found.get("ok") is True else "blank" if found.get("blank") else "wrong"
-    return ExerciseResult(outcome_name, str(found.get("message", ""))), replaced
-
-
 def _stopped(outcome: CellOutcome, number: int, first: str, timeout: float, cell_timeout: float, *, budget: bool) -> str:
     where = f"code cell {number} (`{first}`)"
     if outcome.kind == "died":
@@ -196,8 +270,3 @@ def _cell_notes(errors: list[tuple[int, CellOutcome]], interrupted: list[int], r
 
 def _first_line(code: str) -> str:
     return _clip(next((line.strip() for line in code.splitlines() if line.strip()), ""), 60)
-
-
-def _clip(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -46,6 +46,7 @@ class Submission:
     cells: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (code, tags) of each code cell
     status: Status | None = None  # set when the notebook is not run at all
     notes: list[str] = field(default_factory=list)
+    claims: tuple[str, ...] = ()  # exercises shown with a ✓ in the saved output of a cell that does not check them
 
 
 @dataclass(frozen=True)

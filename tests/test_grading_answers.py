@@ -1,0 +1,139 @@
+"""Answers leave the learner's kernel as JSON (take.py) and are rebuilt in a clean one (judge.py): in process here.
+
+take_answer sees the notebook's cells as code compiled in the calling cell's folder, so each test compiles its
+"cells" under a file name in tmp_path, as IPython keeps them.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from atlas_kit.contract.errors import Branch, retry_changed, tool_error
+from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.grading.payloads import read_payload
+from atlas_kit.course.grading.judge import prepare, changed, rebuild
+from atlas_kit.course.grading.take import take_answer
+
+
+def _take(tmp: Path, cells: list[str], expression: str) -> dict[str, object]:
+    """Run `cells` as a notebook would, then take `expression` out as the grader's cell does."""
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    for i, code in enumerate(cells):
+        (tmp / f"cell{i}.py").write_text(code, encoding="utf-8")  # where inspect reads it (IPython: linecache)
+        exec(compile(code, str(tmp / f"cell{i}.py"), "exec"), namespace)
+    out = tmp / "answer.json"
+    caller = "take(expression, cells, out, namespace)"
+    exec(compile(caller, str(tmp / "grader.py"), "exec"),
+         {"take": take_answer, "expression": expression, "cells": cells, "out": str(out), "namespace": namespace})
+    payload = json.loads(out.read_text(encoding="utf-8"))
+    assert isinstance(payload, dict)
+    return payload
+
+
+def _round_trip(tmp: Path, cells: list[str], expression: str) -> object:
+    payload = _take(tmp, cells, expression)
+    assert payload["kind"] == "taken", payload
+    return rebuild(payload, "00.0")
+
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20) | st.just(...),
+    lambda inner: (st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.frozensets(st.integers(), max_size=3)
+                   | st.dictionaries(st.text(max_size=5) | st.integers(), inner, max_size=4)),
+    max_leaves=20)
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+    if isinstance(a, dict):
+        return type(b) is dict and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+@settings(max_examples=60, deadline=None)
+@given(value=values)
+def test_plain_values_come_back_as_they_were_with_their_types(tmp_path_factory, value):
+    tmp = tmp_path_factory.mktemp("plain")
+    got = _round_trip(tmp, [f"answer = {value!r}" if "nan" not in repr(value) and "inf" not in repr(value)
+                            else "answer = None"], "answer")
+    expected = value if "nan" not in repr(value) and "inf" not in repr(value) else None
+    assert _same(expected, got), (expected, got)
+
+
+def test_non_finite_floats_and_atlas_values_come_back(tmp_path):
+    cells = ["from atlas_kit.contract.errors import Branch, retry_changed, tool_error\n"
+             "answer = (float('nan'), float('-inf'), Branch.STOP, tool_error('toolu_1', 'invalid_argument', "
+             "'Argument region is missing; add it.', next=retry_changed('region', 'Call again with a region.')))"]
+    nan, inf, branch, error = _round_trip(tmp_path, cells, "answer")  # type: ignore[misc]
+    assert math.isnan(nan) and inf == -math.inf and branch is Branch.STOP
+    assert error == tool_error("toolu_1", "invalid_argument", "Argument region is missing; add it.",
+                               next=retry_changed("region", "Call again with a region."))
+
+
+def test_a_function_comes_back_with_what_it_uses_closures_lambdas_recursion_and_statements(tmp_path):
+    cells = ["import json\nimport jsonschema\nfrom atlas_kit.contract.errors import stop\nLIMIT = 3",
+             "VALIDATOR = jsonschema.Draft202012Validator({'type': 'object'})",
+             "def helper(n):\n    return n if n < 2 else helper(n - 1) + helper(n - 2)",
+             "def make(k):\n    scale = lambda x: x * k\n    def inner(x, y=LIMIT):\n"
+             "        return json.dumps([helper(x), scale(y), VALIDATOR.is_valid({}), stop('Tell them.').branch.value])\n"
+             "    return inner",
+             "answer = make(10)"]
+    answer = _round_trip(tmp_path, cells, "answer")
+    assert callable(answer) and answer(6) == json.dumps([8, 30, True, "stop"])
+
+
+def test_a_blank_function_is_still_blank_when_rebuilt(tmp_path):
+    cells = ['def recovery_counts(records):\n    """{style: (recovered, hit)}."""\n    ...']
+    assert check("01.2", _round_trip(tmp_path, cells, "recovery_counts")).message == BLANK
+
+
+def test_what_cannot_be_taken_out_says_why(tmp_path):
+    cells = ["class Mine:\n    pass", "answer = [1, Mine()]"]
+    payload = _take(tmp_path, cells, "answer")
+    assert payload["kind"] == "unsupported" and "Mine" in str(payload["detail"])
+    payload = _take(tmp_path, ["answer = (x for x in [1])"], "answer")
+    assert payload["kind"] == "unsupported" and "generator" in str(payload["detail"])
+    assert _take(tmp_path, ["x = 1"], "answer")["kind"] == "undefined"
+    assert _take(tmp_path, ["answer = {}"], "answer['missing']")["kind"] == "raised"
+
+
+def test_rebuild_refuses_a_payload_it_did_not_write():
+    for value in ({"$dataclass": "os:system", "fields": {}}, {"$enum": "json:dumps", "value": 1},
+                  {"$what": 1}, {"$float": "1e999"}, {"a": 1, "b": 2, "c": 3}):
+        with pytest.raises(ValueError):
+            rebuild({"kind": "taken", "value": value, "env": {}, "statements": []}, "00.0")
+
+
+def test_the_baseline_sees_a_patch_to_the_checks_even_when_the_original_is_freed():
+    baseline = prepare()
+    import atlas_kit.course.checks.ch04 as ch04
+
+    ids = {e[2] for e in baseline.entries if e[:2] == ("atlas_kit.course.checks.ch04", "_refuses_unknown")}
+    ch04._refuses_unknown = lambda handler: None  # nothing here holds the original: only the baseline keeps it alive
+    try:
+        assert changed(baseline) == ["atlas_kit.course.checks.ch04._refuses_unknown"]
+    finally:
+        ch04._refuses_unknown = next(obj for obj in baseline.kept if id(obj) in ids)
+    assert changed(baseline) == []
+
+
+def test_a_payload_is_read_only_from_a_regular_file_of_bounded_size(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text('{"kind": "taken"}', encoding="utf-8")
+    assert read_payload(good) == {"kind": "taken"}
+    link = tmp_path / "link.json"
+    os.symlink(good, link)
+    assert read_payload(link) is None  # a link could point at the teacher's files
+    assert read_payload(good, limit=4) is None
+    os.mkfifo(tmp_path / "fifo")
+    assert read_payload(tmp_path / "fifo") is None
+    (tmp_path / "list.json").write_text("[1]", encoding="utf-8")
+    assert read_payload(tmp_path / "list.json") is None
