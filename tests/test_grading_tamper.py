@@ -1,10 +1,10 @@
 """Issue 30: answers are judged in a kernel the notebook never ran in, so tampering changes no grade.
 
-One class, graded once: chapter 02 notebooks that patch the checks in their own kernel (by a built-in, a
-functools.partial, a mock, importlib, sys.meta_path), blank or solved; chapter 04 notebooks whose function answer
-tampers while it is checked (a check's helper, a built-in, the verdict file, the checks' registry); answers that
-cannot be taken out as data; a ✓ saved in the output of a cell that checks nothing. Every row must say what a fresh,
-honest check says, or `tampered`.
+One class, graded once: two chapter 02 notebooks, blank and solved, that patch the checks in their own kernel in
+five ways at once (a built-in, a functools.partial, a mock, importlib, sys.meta_path); chapter 04 notebooks whose
+function answer tampers while it is checked (a check's helper, a built-in, the verdict file, the checks'
+registry); answers that cannot be taken out as data; a ✓ saved in the output of a cell that checks nothing. Every
+row must say what a fresh, honest check says, or `tampered`.
 """
 from __future__ import annotations
 
@@ -56,11 +56,11 @@ UNTAKEABLE = {  # chapter 02's answers, as values the grader cannot take out of 
 }
 
 
-def _notebook(folder: Path, name: str, chapter: str, *, solved: bool, cell: str, prints: str = "") -> None:
+def _notebook(folder: Path, name: str, chapter: str, *, solved: bool, cell: str | list[str], prints: str = "") -> None:
     solution, blank = chapter_files(chapter)
     nb = nbformat.read(solution if solved else blank, as_version=4)
     outputs = [nbformat.v4.new_output("stream", name="stdout", text=prints)] if prints else []
-    nb.cells.append(nbformat.v4.new_code_cell(cell, outputs=outputs))
+    nb.cells += [nbformat.v4.new_code_cell(code, outputs=outputs) for code in ([cell] if isinstance(cell, str) else cell)]
     nbformat.write(nb, folder / f"{name}_{solution.name}")
 
 
@@ -68,17 +68,18 @@ def _notebook(folder: Path, name: str, chapter: str, *, solved: bool, cell: str,
 def rows(tmp_path_factory) -> dict[str, Grade]:
     folder = tmp_path_factory.mktemp("tamper")
     (folder / "in").mkdir()
-    for name, cell in PATCHES.items():
-        _notebook(folder / "in", f"blank-{name}", "02", solved=False, cell=cell)
-    _notebook(folder / "in", "solved-meta_path", "02", solved=True, cell=PATCHES["meta_path"])
+    # Every patch at once (in this order each still applies), blank and solved; each notebook costs two kernels.
+    patches = [PATCHES[name] for name in ("builtin", "partial", "mock", "importlib", "meta_path")]
+    claim = "✓ Exercise 02.1: Structure: right."
+    _notebook(folder / "in", "blank-patched", "02", solved=False, cell=[*patches, "import os\nos.mkfifo('blocked.log')"])
+    _notebook(folder / "in", "solved-patched", "02", solved=True, cell=[*patches, "print('done')"], prints=claim)
     for name, body in CALL_TIME.items():
         _notebook(folder / "in", f"calls-{name}", "04", solved=True, cell=_WRAP.format(body))
-    _notebook(folder / "in", "calls-nothing", "04", solved=True, cell=_WRAP.format("    pass"))
-    for name, cell in UNTAKEABLE.items():
-        _notebook(folder / "in", f"untakeable-{name}", "02", solved=True, cell=cell)
-    claim = "✓ Exercise 02.1: Structure: right."
+    reach = "    import socket\n    try:\n        socket.create_connection(('example.com', 80), timeout=2)\n" \
+            "    except OSError:\n        pass"
+    _notebook(folder / "in", "calls-network", "04", solved=True, cell=_WRAP.format(reach))
+    _notebook(folder / "in", "untakeable", "02", solved=True, cell=list(UNTAKEABLE.values()))
     _notebook(folder / "in", "claims-blank", "02", solved=False, cell="print('done')", prints=claim)
-    _notebook(folder / "in", "claims-right", "02", solved=True, cell="print('done')", prints=claim)
     (folder / "in" / "zed").mkdir()  # a notebook with a folder of its own gets a copy of the files beside it
     (folder / "in" / "zed" / "data.txt").write_text("hello", encoding="utf-8")
     (folder / "in" / "zed" / "link.txt").symlink_to(folder / "in" / "zed" / "data.txt")
@@ -95,16 +96,12 @@ def _outcomes(grade: Grade) -> tuple[str, ...]:
     return (grade.status, *(grade.results[k].outcome for k in sorted(grade.results)))
 
 
-@pytest.mark.parametrize("name", sorted(PATCHES))
-def test_a_patch_in_the_learner_s_kernel_leaves_blank_answers_blank(rows, name):
-    row = rows[f"blank-{name}"]
-    assert _outcomes(row) == ("ok", "blank", "blank"), row
-
-
-def test_a_patch_in_the_learner_s_kernel_leaves_right_answers_right_and_is_noted(rows):
-    row = rows["solved-meta_path"]
+def test_patches_in_the_learner_s_kernel_leave_blank_answers_blank_and_right_ones_right(rows):
+    assert _outcomes(rows["blank-patched"]) == ("ok", "blank", "blank"), rows["blank-patched"]  # and a FIFO log
+    row = rows["solved-patched"]
     assert _outcomes(row) == ("ok", "right", "right"), row
-    assert any("changed no grade" in note for note in row.notes), row.notes
+    noted = next(note for note in row.notes if "changed no grade" in note)
+    assert "importlib.import_module" in noted and "sys.meta_path[0]" in noted, noted
 
 
 @pytest.mark.parametrize("name", sorted(CALL_TIME))
@@ -114,24 +111,17 @@ def test_a_function_answer_that_tampers_while_it_is_checked_is_tampered_and_stop
     assert any("while its answers were checked it changed" in note for note in row.notes), row.notes
 
 
-def test_the_same_wrapper_without_tampering_is_right(rows):
-    row = rows["calls-nothing"]
-    assert _outcomes(row) == ("ok", "right", "right"), row
-
-
-@pytest.mark.parametrize("name,key", [("own_class", "02.2"), ("str_subclass", "02.1")])
-def test_an_answer_the_grader_cannot_take_out_is_not_graded_and_the_other_is(rows, name, key):
-    row = rows[f"untakeable-{name}"]
-    other = "02.1" if key == "02.2" else "02.2"
-    assert (row.status, row.results[key].outcome, row.results[other].outcome) == ("ok", "not_graded", "right"), row
-    assert "could not be taken out of the notebook" in row.results[key].message, row.results[key]
+def test_answers_the_grader_cannot_take_out_are_not_graded_and_say_why(rows):
+    row = rows["untakeable"]  # an instance of the notebook's own class, and a str subclass whose == always holds
+    assert _outcomes(row) == ("ok", "not_graded", "not_graded"), row
+    assert "Yes" in row.results["02.1"].message and "Mine" in row.results["02.2"].message, row.results
 
 
 def test_a_tick_saved_by_a_cell_that_checks_nothing_is_tampered_unless_the_answer_is_right(rows):
     assert _outcomes(rows["claims-blank"]) == ("tampered", "blank", "blank")
     assert any("saved output shows ✓ for 02.1 in a cell that does not check it" in note
                for note in rows["claims-blank"].notes)
-    assert _outcomes(rows["claims-right"]) == ("ok", "right", "right")
+    assert _outcomes(rows["solved-patched"])[0] == "ok"  # the same ✓ beside right answers
 
 
 def test_only_a_notebook_with_a_folder_of_its_own_gets_a_copy_of_its_files_and_never_a_link(rows):
@@ -140,3 +130,9 @@ def test_only_a_notebook_with_a_folder_of_its_own_gets_a_copy_of_its_files_and_n
     assert any("blocked.log" in note and "left out" in note for note in zed.notes), zed.notes
     assert not any("tried to reach" in note for note in zed.notes), zed.notes
     assert _outcomes(rows["flat-reader"]) == ("errors", "right", "right")
+
+
+def test_a_function_answer_s_connection_in_the_checking_kernel_is_blocked_and_noted(rows):
+    row = rows["calls-network"]  # and the wrapper itself, tampering with nothing, is right
+    assert _outcomes(row) == ("ok", "right", "right"), row
+    assert any("example.com:80" in note and "blocked" in note for note in row.notes), row.notes

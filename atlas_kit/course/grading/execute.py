@@ -19,7 +19,8 @@ from ...models.standin.model import OFFLINE_MODEL
 from . import probe
 from .take import take_answer
 from ..checks import BLANK
-from .payloads import blank, clip as _clip, not_taken, payload_list, read_payload, runs_code, untaken, verdict
+from .payloads import (blank, clip as _clip, not_taken, payload_list, read_bounded, read_payload, runs_code, untaken,
+                       verdict)
 from .kernel import CellOutcome, Confinement, Kernel, KernelStartError
 from .records import ChapterPlan, ExerciseResult, ExerciseSpec, Grade, Outcome, Status, Submission
 
@@ -36,6 +37,7 @@ class _Found:
     slow: list[str] = field(default_factory=list)  # exercises whose check was interrupted
     replaced: set[str] = field(default_factory=set)  # atlas_kit names the notebook replaced in its own kernel
     tampered: list[str] = field(default_factory=list)  # what an answer changed in the checking kernel
+    blocked: list[str] = field(default_factory=list)  # host:port the checking kernel was refused
 
 
 async def grade_submission(sub: Submission, plan: ChapterPlan, *, confined: Confinement, folder: Path,
@@ -60,9 +62,10 @@ async def grade_submission(sub: Submission, plan: ChapterPlan, *, confined: Conf
             checking = folder.with_name(folder.name + "-check")  # made only now: the learner's kernel never saw it
             checking.mkdir()
             try:
-                await _judge_answers(taken, found, confined=confined, folder=checking, log=log, clock=clock,
+                await _judge_answers(taken, found, confined=confined, folder=checking, clock=clock,
                                      cell_timeout=cell_timeout)
             finally:
+                found.blocked += (read_bounded(checking / "blocked.log", 2 ** 20) or "").split()
                 shutil.rmtree(checking, ignore_errors=True)
     except KernelStartError as err:
         notes.append(f"{err}; this is a problem with the grading machine, not the notebook: grade it again")
@@ -158,13 +161,13 @@ async def _take_answers(kernel: Kernel, plan: ChapterPlan, sub: Submission, foun
 
 
 async def _judge_answers(taken: list[tuple[ExerciseSpec, Path, bool]], found: _Found, *, confined: Confinement,
-                         folder: Path, log: Path, clock: _Clock, cell_timeout: float) -> None:
+                         folder: Path, clock: _Clock, cell_timeout: float) -> None:
     """Check each taken answer in a fresh kernel; a change to what the checks rely on stops it (tampered).
 
     Only an answer that runs code there (a function, a statement of the notebook) needs the baseline watched."""
     watch = any(runs for _, _, runs in taken)
     async with Kernel(folder, confined) as kernel:
-        await _guard(kernel, log, cell_timeout)
+        await _guard(kernel, folder / "blocked.log", cell_timeout)
         ready = await kernel.run(f"from atlas_kit.course.grading.judge import judge as _atlas_judge, prepare\n"
                                  f"_atlas_baseline = prepare(watch={watch})\n"
                                  f"open('baseline', 'w').write(str(id(_atlas_baseline)))", limit=max(cell_timeout, 60))
@@ -205,8 +208,9 @@ def _run_notes(found: _Found, log: Path, ran: int, cell_timeout: float) -> list[
     if found.tampered:
         notes.append(f"while its answers were checked it changed {', '.join(found.tampered[:4])}; nothing after "
                      "that was graded: read the notebook")
-    if log.exists():
-        hosts = list(dict.fromkeys(log.read_text(encoding="utf-8").split()))
+    blocked = [*(read_bounded(log, 2 ** 20) or "").split(), *found.blocked]  # the learner's kernel's, the checker's
+    if blocked:
+        hosts = list(dict.fromkeys(blocked))
         notes.append(f"it tried to reach {', '.join(hosts[:3])}{' and more' if len(hosts) > 3 else ''}; blocked")
     return notes
 

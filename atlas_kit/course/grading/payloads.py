@@ -17,9 +17,19 @@ PAYLOAD_LIMIT = 64 * 2 ** 20  # bytes of one answer taken out of a notebook, or 
 
 
 def read_payload(path: Path, limit: int = PAYLOAD_LIMIT) -> dict[str, object] | None:
-    """The JSON object a kernel wrote at `path`, or None: a link, a special file, one over `limit` bytes, not JSON.
+    """The JSON object a kernel wrote at `path`, or None: a link, a special file, one over `limit` bytes, not JSON."""
+    text = read_bounded(path, limit)
+    try:
+        data = json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
-    The kernel may have put anything there; a link is never followed (it could point at the teacher's files)."""
+
+def read_bounded(path: Path, limit: int) -> str | None:
+    """The UTF-8 text of the regular file at `path` if it holds at most `limit` bytes, else None.
+
+    Never through a link (it could point at the teacher's files), never from a FIFO (it would wait forever)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
@@ -29,10 +39,9 @@ def read_payload(path: Path, limit: int = PAYLOAD_LIMIT) -> dict[str, object] | 
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
         try:
-            data = json.loads(raw.read(limit + 1).decode("utf-8"))
-        except (ValueError, OSError):
+            return raw.read(limit + 1).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
             return None
-    return data if isinstance(data, dict) else None
 
 
 def blank(payload: dict[str, object]) -> bool:
