@@ -125,6 +125,33 @@ def test_the_baseline_sees_a_patch_to_the_checks_even_when_the_original_is_freed
     assert changed(baseline) == []
 
 
+def test_a_module_imported_later_is_no_change_unless_it_is_made_up():
+    import sys
+    import types
+
+    import importlib
+
+    import atlas_kit.bridges.audit as package
+
+    name = "atlas_kit.bridges.audit.report"  # not preloaded (no check uses it): loaded afresh from atlas_kit's files
+    earlier = sys.modules.pop(name, None)  # as if never imported: the package holds no attribute for it either
+    held = package.__dict__.pop("report", None)
+    baseline = prepare()
+    try:
+        importlib.import_module(name)
+        assert changed(baseline) == []
+    finally:
+        if earlier is not None:
+            sys.modules[name] = earlier
+        if held is not None:
+            package.report = held  # type: ignore[attr-defined]
+    sys.modules["atlas_kit.course.checks.made_up"] = types.ModuleType("atlas_kit.course.checks.made_up")
+    try:
+        assert changed(baseline) == ["sys.modules.atlas_kit.course.checks.made_up"]
+    finally:
+        del sys.modules["atlas_kit.course.checks.made_up"]
+
+
 def test_a_payload_is_read_only_from_a_regular_file_of_bounded_size(tmp_path):
     good = tmp_path / "good.json"
     good.write_text('{"kind": "taken"}', encoding="utf-8")

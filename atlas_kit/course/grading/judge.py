@@ -42,7 +42,9 @@ _UNWATCHED = {("sys", "last_type"), ("sys", "last_value"), ("sys", "last_traceba
               ("builtins", "input"), ("builtins", "_")}
 
 
-_UNUSED = ("atlas_kit.cli", "atlas_kit.bridges.inspect")  # no check imports these: not worth their import time
+# No check imports these (bridges to MCP, inspect and the audit, the widgets, the command line): importing them all
+# would cost a second a kernel. One imported later is no change, so long as it comes from atlas_kit's own files.
+_UNUSED = ("atlas_kit.cli", "atlas_kit.bridges", "atlas_kit.face")
 
 
 def prepare(*, watch: bool = True) -> Baseline:
@@ -97,15 +99,26 @@ def snapshot(kept: list[object] | None = None) -> Entries:
 
 
 def changed(baseline: Baseline) -> list[str]:
-    """What differs from the baseline: names rebound or removed, dict entries changed or removed, atlas_kit modules
-    or import hooks added (an entry added to a dict is not a change: caches grow)."""
+    """What differs from the baseline: names rebound or removed, dict entries changed or removed, import hooks added,
+    atlas_kit modules added that do not come from its files (an entry added to a dict is not a change: caches grow)."""
     now = snapshot()
     before = {(where, name) for where, name, _ in baseline.entries}
     out = {f"{where}.{name}" if not where.endswith("[]") else f"{where[:-2]}[{name}]"
            for where, name, _ in baseline.entries - now}
     out |= {f"{where}.{name}" for where, name, _ in now - baseline.entries if (where, name) not in before
-            and (where == "sys.modules" and name.startswith("atlas_kit") or where.startswith("sys.meta_path"))}
+            and (where == "sys.modules" and name.startswith("atlas_kit") and not _genuine(sys.modules.get(name))
+                 or where.startswith("sys.meta_path"))}
     return sorted(out)
+
+
+def _genuine(module: object) -> bool:
+    """A module the import system loaded from atlas_kit's own files, not one made up and put in sys.modules."""
+    import atlas_kit
+
+    home = os.path.dirname(os.path.abspath(str(atlas_kit.__file__))) + os.sep
+    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    return (isinstance(module, ModuleType) and isinstance(origin, str) and os.path.abspath(origin).startswith(home)
+            and getattr(module, "__file__", None) == origin)
 
 
 def judge(key: str, payload_path: str, result_path: str, baseline: Baseline, baseline_id: int) -> None:
