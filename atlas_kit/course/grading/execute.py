@@ -22,8 +22,7 @@ from ..checks import BLANK
 from .payloads import (blank, clip as _clip, not_taken, payload_list, read_bounded, read_payload, runs_code, untaken,
                        verdict)
 from .kernel import CellOutcome, Confinement, Kernel, KernelStartError
-from .records import ChapterPlan, ExerciseResult, ExerciseSpec, Grade, Outcome, Status, Submission
-
+from .records import ChapterPlan, ExerciseResult, ExerciseSpec, Grade, Status, Submission
 
 
 @dataclass
@@ -86,7 +85,8 @@ class _Clock:
     """The notebook's time: it runs while the learner's code can, not while a kernel starts."""
 
     def __init__(self, limit: float) -> None:
-        self.limit, self.used, self.since = limit, 0.0, None  # type: tuple[float, float, float | None]
+        self.limit, self.used = limit, 0.0
+        self.since: float | None = None
 
     def start(self) -> None:
         self.since = monotonic()
@@ -123,9 +123,9 @@ async def _run_cells(kernel: Kernel, cells: list[tuple[int, str]], found: _Found
 
 
 async def _take_answers(kernel: Kernel, plan: ChapterPlan, sub: Submission, found: _Found, *, folder: Path,
-                        clock: _Clock, cell_timeout: float) -> list[tuple[ExerciseSpec, Path, bool]]:
-    """Take each exercise's answer out of the learner's kernel as data; (spec, payload, whether it runs code) of
-    those taken that are not blank."""
+                        clock: _Clock, cell_timeout: float) -> list[tuple[ExerciseSpec, dict[str, object]]]:
+    """Take each exercise's answer out of the learner's kernel as data; (spec, payload) of those taken that are not
+    blank."""
     taken = []
     sources = [code for code, _ in sub.cells]
     for i, spec in enumerate(plan.exercises):
@@ -140,10 +140,6 @@ async def _take_answers(kernel: Kernel, plan: ChapterPlan, sub: Submission, foun
         outcome = await kernel.run(probe.cell(take_answer, spec.expression, sources, str(path), answers=True),
                                    limit=min(cell_timeout, clock.left()))
         payload = read_payload(path) if outcome.kind == "ok" else None
-        if payload is not None and payload.get("kind") == "taken" and blank(payload):
-            found.replaced |= {str(name) for name in payload_list(payload.get("replaced"))}
-            found.results[spec.key] = ExerciseResult("blank", BLANK)  # what the check says of `...`, without a kernel
-            continue
         if payload is None:
             found.results[spec.key] = not_taken(outcome, cell_timeout)
             if outcome.kind == "interrupted":
@@ -152,20 +148,21 @@ async def _take_answers(kernel: Kernel, plan: ChapterPlan, sub: Submission, foun
                 found.stopped = "the kernel was killed while an earlier answer was being read"
             continue
         found.replaced |= {str(name) for name in payload_list(payload.get("replaced"))}
-        if payload.get("kind") == "taken":
-            (folder / f"payload-{i}.json").write_text(json.dumps(payload), encoding="utf-8")
-            taken.append((spec, folder / f"payload-{i}.json", runs_code(payload)))
-        else:
+        if payload.get("kind") != "taken":
             found.results[spec.key] = untaken(spec, payload)
+        elif blank(payload):
+            found.results[spec.key] = ExerciseResult("blank", BLANK)  # what the check says of `...`, without a kernel
+        else:
+            taken.append((spec, payload))
     return taken
 
 
-async def _judge_answers(taken: list[tuple[ExerciseSpec, Path, bool]], found: _Found, *, confined: Confinement,
+async def _judge_answers(taken: list[tuple[ExerciseSpec, dict[str, object]]], found: _Found, *, confined: Confinement,
                          folder: Path, clock: _Clock, cell_timeout: float) -> None:
     """Check each taken answer in a fresh kernel; a change to what the checks rely on stops it (tampered).
 
     Only an answer that runs code there (a function, a statement of the notebook) needs the baseline watched."""
-    watch = any(runs for _, _, runs in taken)
+    watch = any(runs_code(payload) for _, payload in taken)
     async with Kernel(folder, confined) as kernel:
         await _guard(kernel, folder / "blocked.log", cell_timeout)
         ready = await kernel.run(f"from atlas_kit.course.grading.judge import judge as _atlas_judge, prepare\n"
@@ -175,13 +172,13 @@ async def _judge_answers(taken: list[tuple[ExerciseSpec, Path, bool]], found: _F
             raise KernelStartError(f"the checking kernel did not get ready ({ready.ename}: {_clip(ready.evalue)})")
         baseline = int((folder / "baseline").read_text(encoding="utf-8"))
         clock.start()
-        for i, (spec, source, _) in enumerate(taken):
+        for i, (spec, answer) in enumerate(taken):
             if found.tampered or found.stopped:
                 why = found.stopped or "an earlier answer changed what the checks rely on"
                 found.results[spec.key] = ExerciseResult("not_graded", f"Not graded: {why}.")
                 continue
             payload, result = folder / f"payload-{i}.json", folder / f"verdict-{i}.json"
-            shutil.copyfile(source, payload)
+            payload.write_text(json.dumps(answer), encoding="utf-8")
             outcome = await kernel.run(f"_atlas_judge({spec.key!r}, {str(payload)!r}, {str(result)!r}, "
                                        f"_atlas_baseline, {baseline})", limit=min(cell_timeout, clock.left()))
             found.results[spec.key], changed = verdict(spec, result, outcome, cell_timeout)

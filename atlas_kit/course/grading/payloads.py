@@ -76,7 +76,7 @@ def not_taken(outcome: CellOutcome, cell_timeout: float) -> ExerciseResult:
                                             f"{PAYLOAD_LIMIT // 2 ** 20} MB, or its file was changed).")
     what = f"{outcome.ename}: {outcome.evalue}" if outcome.kind == "error" else f"the kernel {outcome.kind}"
     return ExerciseResult("not_graded", f"Not graded: the grader could not read the answer ({clip(what)}); the "
-                                        "notebook may have broken something that needs.")
+                                        "notebook may have broken something the grader's reading needs.")
 
 
 def untaken(spec: ExerciseSpec, payload: dict[str, object]) -> ExerciseResult:
