@@ -21,7 +21,7 @@ import pkgutil
 import sys
 import textwrap
 from types import ModuleType
-from typing import Callable, NoReturn
+from typing import Callable, Iterable, NoReturn
 
 Entries = frozenset[tuple[str, str, int]]
 
@@ -56,15 +56,25 @@ def prepare(*, watch: bool = True) -> Baseline:
     checks.check("00.1", ...)  # loads every chapter's checks
     if not watch:
         return Baseline(frozenset(), ())
-    for info in pkgutil.walk_packages(atlas_kit.__path__, "atlas_kit."):
-        if info.name.endswith(".__main__") or info.name.startswith(_UNUSED):  # a command line runs on import
-            continue
-        try:
-            importlib.import_module(info.name)
-        except Exception:  # an extra that is not installed (mcp, inspect_ai): no check uses it
-            continue
+    _import_all(atlas_kit.__path__, "atlas_kit.")
     kept: list[object] = []
     return Baseline(snapshot(kept), tuple(kept))
+
+
+def _import_all(path: Iterable[str], prefix: str) -> None:
+    """Import every module under `path` but _UNUSED and `__main__` (a command line runs on import).
+
+    Not pkgutil.walk_packages, which imports each package to look inside it, the unused ones too (the inspect
+    bridge alone imports inspect_ai: a second)."""
+    for info in pkgutil.iter_modules(path, prefix):
+        if info.name.endswith(".__main__") or info.name.startswith(_UNUSED):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except Exception:  # an extra that is not installed (mcp, inspect_ai): no check uses it
+            continue
+        if info.ispkg:
+            _import_all(module.__path__, info.name + ".")
 
 
 def snapshot(kept: list[object] | None = None) -> Entries:
