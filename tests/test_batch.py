@@ -535,7 +535,7 @@ def test_a_results_download_that_stays_broken_exits_1_as_the_apis_failure_and_a_
     watch = Watch(standin_server(episodes, {}, errored=0.0, expired=0.0, delay_polls=0))
     monkeypatch.setattr(parts, "LIVE_POLL", Poll(first=0.0, most=0.0))
     argv = ["experiment", "--model", LIVE_MODEL, "--via", "batch", "--styles", "raw,contract", "--faults", "on",
-            "--tickets", "T01,T04", "--trials", "1", "--out", str(tmp_path), "--no-progress", "--yes"]
+            "--tickets", "T01,T04", "--trials", "1", "--out", str(tmp_path), "--no-progress", "--no-charts", "--yes"]
     with LocalAPI(lambda body: None) as server:
         server.transport = BatchTransport(watch.api)
         watch.api.base_url = server.url

@@ -45,6 +45,16 @@ def test_experiment_end_to_end_writes_results_charts_and_a_labelled_summary(tmp_
     assert (tmp_path / "demo.jsonl").read_text().splitlines() == lines
 
 
+def test_no_charts_writes_the_results_and_tables_but_no_png(tmp_path, capsys):
+    argv = ["experiment", "--styles", "raw,contract", "--trials", "1", "--tickets", "T01", "--faults", "on",
+            "--out", str(tmp_path), "--name", "plain", "--no-progress", "--no-charts"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert len((tmp_path / "plain.jsonl").read_text().splitlines()) == 2
+    assert "recovery [95% CI]" in out and "chart:" not in out
+    assert not list(tmp_path.glob("*.png"))
+
+
 @pytest.mark.parametrize("argv, flag, accepted", [
     (["--styles", "raw,fancy"], "--styles", "accepted values: raw,generic,plain,contract"),
     (["--faults", "yes"], "--faults", "accepted values: on,off"),

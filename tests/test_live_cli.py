@@ -20,7 +20,8 @@ from atlas_kit.models.standin.model import OfflineModel
 from atlas_kit.models.transport import APIFault
 
 MODEL = "claude-sonnet-5-5"
-SMALL = ["--styles", "contract", "--faults", "on", "--tickets", "T01,T04", "--trials", "1", "--no-progress"]
+# No charts: these tests are about money, trust and files; test_cli.py draws a sweep's charts (a second a run here).
+SMALL = ["--styles", "contract", "--faults", "on", "--tickets", "T01,T04", "--trials", "1", "--no-progress", "--no-charts"]
 
 
 @pytest.fixture
@@ -227,7 +228,7 @@ def _interrupt(argv: list[str], out: Path, env: dict[str, str] | None = None) ->
 def test_ctrl_c_says_how_many_episodes_finished_and_that_rerunning_resumes(tmp_path):
     tickets = ",".join(f"T{i:02d}" for i in range(1, 9))
     argv = ["experiment", "--styles", "raw,contract", "--faults", "on", "--trials", "2", "--tickets", tickets,
-            "--out", str(tmp_path), "--no-progress"]
+            "--out", str(tmp_path), "--no-progress", "--no-charts"]
     done = _interrupt(argv, tmp_path / "experiment.jsonl")
     assert done.returncode == 130 and "Traceback" not in done.stderr, done.stderr
     assert "interrupted after" in done.stderr and "run the same command again to resume" in done.stderr
@@ -386,7 +387,8 @@ def test_a_recording_interrupted_with_ctrl_c_keeps_what_finished_and_a_rerun_com
 
     tickets = ",".join(f"T{i:02d}" for i in range(1, 7))
     argv = ["experiment", "--model", MODEL, "--styles", "contract", "--faults", "on", "--trials", "1", "--tickets",
-            tickets, "--out", str(tmp_path / "live"), "--no-progress", "--yes", "--record", str(tmp_path / "class.json")]
+            tickets, "--out", str(tmp_path / "live"), "--no-progress", "--no-charts", "--yes", "--record",
+            str(tmp_path / "class.json")]
     with LocalAPI(slow) as api:
         done = _interrupt(argv, tmp_path / "live" / "experiment.jsonl", env=_env(api))
         # A live sweep stops on Ctrl-C as an offline one does (the test above), and keeps what it recorded.

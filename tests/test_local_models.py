@@ -264,7 +264,7 @@ def test_another_clients_warm_cache_is_not_mistaken_for_a_cut():
 # --- a sweep from the command line ------------------------------------------------------------------------
 
 SWEEP = ["experiment", "--styles", "contract", "--faults", "on", "--tickets", "T01,T04", "--trials", "2",
-         "--no-progress"]
+         "--no-progress", "--no-charts"]  # charts: test_cli.py
 
 
 def test_a_local_sweep_completes_labelled_local_at_no_cost_with_a_time_estimate(tmp_path, capsys):

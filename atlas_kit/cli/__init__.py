@@ -120,6 +120,9 @@ def _experiment_how(exp: argparse.ArgumentParser) -> None:
                           "structured errors, 10 tickets); --model takes a comma-separated list, --trials is N per "
                           "model and arm (30 matches the paper); files go to OUT/NAME_MODEL.jsonl")
     exp.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    exp.add_argument("--no-charts", action="store_true",
+                     help="write the results and print the tables, but draw no PNG charts (a second or so a sweep; "
+                          "the charts can be drawn later from NAME.jsonl, as chapter 11 does)")
 
 
 def _note(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None,

@@ -15,6 +15,7 @@ from .args import STYLE_NAMES, _one_line
 
 if TYPE_CHECKING:
     from ..experiments.sweep import Sweep
+    from ..types import Record
     from ..models.pricing import Estimate
 
 __all__ = ["experiment_command", "preset_command"]
@@ -49,7 +50,6 @@ def experiment_command(args: argparse.Namespace) -> int:
 
 def _report(result: Sweep, args: argparse.Namespace, jsonl: Path) -> int:
     """Print a sweep that ran: its notes, tables, charts and spend; the exit code (see experiment_command)."""
-    from ..face.charts import save_charts
     from ..face.tables import paired_table, recovery_table
 
     records = result.records
@@ -61,16 +61,25 @@ def _report(result: Sweep, args: argparse.Namespace, jsonl: Path) -> int:
         print()
         print(paired_table(records))
     print(f"\n{len(records)} episodes in {jsonl}")
+    if not args.no_charts and _charts(records, args) != 0:
+        return 2
+    print(result.guard.spend_line(records))
+    if result.stopped is not None:
+        print(f"atlas-kit experiment: {result.message}", file=sys.stderr)
+        return 3 if result.stopped == "budget" else 1
+    return 0
+
+
+def _charts(records: list[Record], args: argparse.Namespace) -> int:
+    """Draw the sweep's charts beside its results; 2 when they cannot be written (the results are kept)."""
+    from ..face.charts import save_charts
+
     try:
         for path in save_charts(records, args.out, prefix=f"{args.name}_"):
             print(f"chart: {path}")
     except OSError as err:
         print(f"atlas-kit experiment: error: the charts could not be written: {_one_line(err)}", file=sys.stderr)
         return 2
-    print(result.guard.spend_line(records))
-    if result.stopped is not None:
-        print(f"atlas-kit experiment: {result.message}", file=sys.stderr)
-        return 3 if result.stopped == "budget" else 1
     return 0
 
 
