@@ -40,7 +40,20 @@ _folder: list[Path] = []
 _zygote: list[subprocess.Popen[bytes]] = []
 
 
+# Scheduling only: with `--dist loadfile` each file runs whole on one worker, and xdist hands files out in order.
+# Its default order (most tests first) left the few-test, long files (a class graded in a fixture, the chapters
+# under papermill) to the end, one worker busy while the others idled. These start first, longest first; the rest
+# keep their order. A file missing here, or one listed that is gone, changes no result.
+SLOW_FIRST = ("tests/test_grading.py", "tests/test_notebooks_later.py", "tests/test_notebooks.py",
+              "tests/test_grading_tamper.py", "tests/test_exercises.py", "tests/test_live_cli.py",
+              "tests/test_browser.py", "tests/test_inspect_task.py", "tests/test_batch.py", "tests/test_mcp_hostile.py",
+              "tests/test_mcp_lifecycle.py", "tests/test_live_sweep.py", "tests/test_mcp_long_input.py",
+              "tests/test_rendering.py", "tests/test_local_models.py", "tests/test_grading_answers.py")
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):  # xdist's own reordering (most tests first) would undo ours
+        config.option.loadscopereorder = False
     folder = Path(tempfile.mkdtemp(prefix="atlas-kernels-"))
     spec = folder / "kernels" / KERNEL
     spec.mkdir(parents=True)
@@ -68,6 +81,11 @@ def _warm() -> None:
             return  # no warm parent: the launcher finds no socket and starts a cold kernel
         time.sleep(0.01)
     os.environ["ATLAS_KERNEL_ZYGOTE"] = str(socket_path)  # a launcher that comes before the imports end waits
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: the rest keep their order
 
 
 @pytest.hookimpl(tryfirst=True)

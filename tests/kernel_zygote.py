@@ -32,8 +32,10 @@ from dataclasses import dataclass
 
 # None of these starts a thread on import (a fork copies only the thread that calls it). matplotlib and
 # numpy are left out: numpy's BLAS may start threads, and matplotlib reads MPLBACKEND, which ipykernel sets.
+# jsonschema (about 1 s: a URI grammar its format checks build on import) and mcp are imported by a third of
+# the notebooks (chapters 03, 04, 08, 10 and 15 and their exercises).
 PRELOAD = ("anthropic", "httpx", "zmq", "tornado.ioloop", "jupyter_client.session", "IPython.core.interactiveshell",
-           "ipykernel.ipkernel")
+           "ipykernel.ipkernel", "jsonschema", "mcp.server", "mcp.client.stdio")
 STARTUP_PREFIXES = ("PYTHON", "LC_")
 STARTUP_NAMES = ("LANG", "LANGUAGE", "TZ")
 MAX_REQUEST = 1 << 20  # a request is argv, cwd and the environment; a megabyte is far more than any of them

@@ -75,7 +75,8 @@ def test_blank_exercise_runs_and_every_check_says_not_answered(path, tmp_path, k
     exercise = ROOT / "exercises" / path.name
     out = tmp_path / path.name
     papermill.execute_notebook(str(exercise), str(out), cwd=str(exercise.parent), kernel_name=kernel_name, progress_bar=False,
-                               engine_name="atlas")  # atlas: no plain-TCP kernel warning
+                               engine_name="atlas",  # atlas: no plain-TCP kernel warning
+                               request_save_on_cell_execute=False)  # written once at the end, not twice a cell
     verdicts = [t for t in _outputs(json.loads(out.read_text())) if t.startswith(("✓ Exercise", "✗ Exercise"))]
     assert verdicts and all(v.startswith("✗") and BLANK in v for v in verdicts), verdicts
 
