@@ -32,10 +32,10 @@ from dataclasses import dataclass
 
 # None of these starts a thread on import (a fork copies only the thread that calls it). matplotlib and
 # numpy are left out: numpy's BLAS may start threads, and matplotlib reads MPLBACKEND, which ipykernel sets.
-# jsonschema (about 1 s: a URI grammar its format checks build on import) and mcp are imported by a third of
-# the notebooks (chapters 03, 04, 08, 10 and 15 and their exercises).
+# ipykernel.debugger (debugpy, about 0.1 s) is imported by every kernel as it starts; jsonschema (about 1 s: a
+# URI grammar its format checks build on import) and mcp by nine notebooks (chapters 03, 04, 08, 10 and 15 among them).
 PRELOAD = ("anthropic", "httpx", "zmq", "tornado.ioloop", "jupyter_client.session", "IPython.core.interactiveshell",
-           "ipykernel.ipkernel", "jsonschema", "mcp.server", "mcp.client.stdio")
+           "ipykernel.ipkernel", "ipykernel.debugger", "jsonschema", "mcp.server", "mcp.client.stdio")
 STARTUP_PREFIXES = ("PYTHON", "LC_")
 STARTUP_NAMES = ("LANG", "LANGUAGE", "TZ")
 MAX_REQUEST = 1 << 20  # a request is argv, cwd and the environment; a megabyte is far more than any of them
@@ -49,14 +49,24 @@ class Job:
     env: dict[str, str]
 
 
-def preload() -> frozenset[str]:
-    """Import PRELOAD; return the names of the environment variables those imports read."""
+@dataclass(frozen=True)
+class Preloaded:
+    """What importing PRELOAD did to the environment: the variables it read, and those it set (debugpy sets
+    PYDEVD_USE_FRAME_EVAL), with the environment as it was before, which a kernel's is compared with."""
+    read: frozenset[str]
+    wrote: dict[str, str]
+    before: dict[str, str]
+
+
+def preload() -> Preloaded:
+    """Import PRELOAD, watching what the imports read from the environment and what they set in it."""
     read: set[str] = set()
+    before = dict(os.environ)
     environ_class = type(os.environ)
     original = environ_class.__getitem__
 
     def spy(self: os._Environ[str], key: str) -> str:
-        read.add(key)
+        read.add(os.fsdecode(key))  # os.environb shares the class: a bytes key names the same variable
         return original(self, key)
 
     environ_class.__getitem__ = spy  # type: ignore[method-assign]
@@ -65,16 +75,19 @@ def preload() -> frozenset[str]:
             __import__(name)
     finally:
         environ_class.__getitem__ = original  # type: ignore[method-assign]
-    return frozenset(read)
+    wrote = {k: v for k, v in os.environ.items() if before.get(k) != v}
+    return Preloaded(frozenset(read), wrote, before)
 
 
-def differs(read: frozenset[str], env: dict[str, str]) -> bool:
+def differs(done: Preloaded, env: dict[str, str]) -> bool:
     """Would a fresh interpreter with `env` have started, or imported PRELOAD, differently from this one?
 
-    The interpreter itself reads the PYTHON* variables, the locale and TZ as it starts.
+    The interpreter itself reads the PYTHON* variables, the locale and TZ as it starts. The comparison is with the
+    environment before the imports: what they set themselves, a cold kernel's imports set too (become_kernel).
     """
-    keys = read | {k for k in (*os.environ, *env) if k.startswith(STARTUP_PREFIXES) or k in STARTUP_NAMES}
-    return any(os.environ.get(k) != env.get(k) for k in keys)
+    base = done.before
+    keys = done.read | {k for k in (*base, *env) if k.startswith(STARTUP_PREFIXES) or k in STARTUP_NAMES}
+    return any(base.get(k) != env.get(k) for k in keys)
 
 
 def _read_request(conn: socket.socket) -> tuple[Job, list[int]]:
@@ -106,12 +119,12 @@ def _status(waitstatus: int) -> str:
     return f"exit {os.waitstatus_to_exitcode(waitstatus)}"
 
 
-def serve(path: str) -> tuple[Job, list[int]] | None:
+def serve(path: str) -> tuple[Job, list[int], dict[str, str]] | None:
     """Serve forks on `path`. Returns only in a forked child, with the job it must run; None when told to stop."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(16)  # bound before the imports: a launcher that comes early waits instead of going cold
-    read = preload()
+    done = preload()
     gc.collect()
     gc.freeze()  # the preloaded objects stay out of every fork's collections, so their pages stay shared
     wake_r, wake_w = socket.socketpair()
@@ -141,7 +154,7 @@ def serve(path: str) -> tuple[Job, list[int]] | None:
                     except (OSError, ValueError, KeyError, TypeError):
                         conn.close()
                         continue
-                    if differs(read, job.env):
+                    if differs(done, job.env):
                         for fd in fds:
                             os.close(fd)
                         _say(conn, "cold")
@@ -154,7 +167,7 @@ def serve(path: str) -> tuple[Job, list[int]] | None:
                         for other in [listener, wake_r, wake_w, conn, *kids.values()]:
                             other.close()
                         sel.close()
-                        return job, fds
+                        return job, fds, done.wrote
                     for fd in fds:
                         os.close(fd)
                     conn.settimeout(None)
@@ -205,7 +218,7 @@ def _reap(kids: dict[int, socket.socket], sel: selectors.BaseSelector) -> None:
         conn.close()
 
 
-def become_kernel(job: Job, fds: list[int]) -> None:
+def become_kernel(job: Job, fds: list[int], wrote: dict[str, str]) -> None:
     """In the forked child: take the launcher's streams, folder and environment, then run ipykernel."""
     import importlib.util
 
@@ -216,6 +229,7 @@ def become_kernel(job: Job, fds: list[int]) -> None:
     os.chdir(job.cwd)
     os.environ.clear()
     os.environ.update(job.env)
+    os.environ.update(wrote)  # what the preloaded imports set: a cold kernel's own imports would set it too
     launcher = importlib.util.find_spec("ipykernel_launcher")
     sys.argv = [launcher.origin if launcher and launcher.origin else "ipykernel_launcher", *job.argv]
     from ipykernel import kernelapp  # imported here, after the environment is the kernel's: it reads JPY_PARENT_PID

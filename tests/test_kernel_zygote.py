@@ -127,3 +127,31 @@ def test_an_environment_the_preloaded_imports_read_otherwise_gets_a_cold_kernel(
         assert seen["pid"] == km.provisioner.pid and not seen["preloaded"], "a cold kernel is the launcher itself"
     finally:
         _stop(km, kc)
+
+
+def test_a_variable_read_through_environb_is_recorded_by_name_and_compared(tmp_path, monkeypatch):
+    import kernel_zygote  # debugpy, among the preloaded, reads os.environb: bytes keys once crashed the parent
+
+    (tmp_path / "reads_environb.py").write_text("import os\nos.environb.get(b'ATLAS_ZYGOTE_PROBE')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(kernel_zygote, "PRELOAD", ("reads_environb",))
+    monkeypatch.setenv("ATLAS_ZYGOTE_PROBE", "1")
+    done = kernel_zygote.preload()
+    assert "ATLAS_ZYGOTE_PROBE" in done.read and all(isinstance(name, str) for name in done.read)
+    assert kernel_zygote.differs(done, {**os.environ, "ATLAS_ZYGOTE_PROBE": "2"})
+    assert not kernel_zygote.differs(done, dict(os.environ))
+
+
+def test_what_the_preloaded_imports_set_is_no_difference_and_every_kernel_gets_it(tmp_path, monkeypatch):
+    import kernel_zygote
+
+    (tmp_path / "sets_a_variable.py").write_text("import os\nos.environ['ATLAS_ZYGOTE_SET'] = 'NO'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(kernel_zygote, "PRELOAD", ("sets_a_variable",))
+    monkeypatch.setenv("ATLAS_ZYGOTE_SET", "")
+    monkeypatch.delenv("ATLAS_ZYGOTE_SET")  # absent now, and absent again after the test, whatever the import set
+    monkeypatch.delitem(sys.modules, "sets_a_variable", raising=False)
+    launched = dict(os.environ)  # a launcher's environment: it never had the variable
+    done = kernel_zygote.preload()
+    assert done.wrote == {"ATLAS_ZYGOTE_SET": "NO"} and "ATLAS_ZYGOTE_SET" not in done.before
+    assert not kernel_zygote.differs(done, launched)  # set by the import, not by the kernel's environment
