@@ -9,12 +9,13 @@ run in a network namespace of their own), the browser test and the README's pape
 own kernels and are always cold.
 
 Bytecode: where PYTHONDONTWRITEBYTECODE is set (this project's machines set it), every interpreter the suite
-starts (four workers, about a hundred kernels and subprocesses) compiled the package's sources again, and each
+starts (three workers, about a hundred kernels and subprocesses) compiled the package's sources again, and each
 worker re-rewrote the asserts of every test module: about 7 s of CPU per worker before its first test. The suite
 lets Python write its bytecode as it does by default, beside the sources in `__pycache__` (ignored by git).
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -86,6 +87,14 @@ def _warm() -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: the rest keep their order
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection built (every test item, the imported test modules) lives until the session ends: frozen out
+    of the garbage collector's sight, each later collection walks only what the tests make (about 8% less CPU in a
+    test process here; its kernels and subprocesses keep Python's defaults). Cycles the tests make are collected."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)

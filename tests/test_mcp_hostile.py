@@ -4,6 +4,7 @@ no argument that does not exist, a blank `finish` is refused, and raw and generi
 from __future__ import annotations
 
 import json
+from typing import Callable, Iterator
 
 import pytest
 
@@ -24,6 +25,24 @@ def _opened(style: str, *extra: str) -> RawServer:
     server.initialize()
     server.request("prompts/get", {"name": "T04"})
     return server
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[Callable[[str], RawServer]]:
+    """One open server per style for the tests whose calls are each answered on their own and end no episode; each
+    must still exit 0 when the client hangs up after all of them (a test of its own starts its own server)."""
+    servers: dict[str, RawServer] = {}
+
+    def server(style: str) -> RawServer:
+        if style not in servers:
+            servers[style] = _opened(style).__enter__()
+        return servers[style]
+
+    yield server
+    for style, opened in servers.items():
+        with opened:
+            code, err = opened.finish()
+        assert code == 0, f"the {style} server exited {code} after the shared tests: {err[-500:]}"
 
 
 BAD_SHAPES = [
@@ -64,11 +83,9 @@ def test_every_request_with_an_id_gets_exactly_one_answer(style):
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_arguments_that_are_not_an_object_get_the_style_s_answer(style):
+def test_arguments_that_are_not_an_object_get_the_style_s_answer(style, shared):
     shapes = ["ACC-4471", [1, 2], 7, True]
-    with _opened(style) as server:  # one server for every shape: each call is answered on its own
-        answers = [server.call("get_account", arguments) for arguments in shapes]
-        server.finish()
+    answers = [shared(style).call("get_account", arguments) for arguments in shapes]  # each answered on its own
     for arguments, answer in zip(shapes, answers):
         if style == "contract":  # a bad argument like any other: an isError result saying what to send
             assert answer["result"]["isError"] is True, arguments
@@ -81,13 +98,12 @@ def test_arguments_that_are_not_an_object_get_the_style_s_answer(style):
             assert answer["error"] == {"code": -32602, "message": f"{prefix}Invalid request parameters", "data": ""}, arguments
 
 
-def test_a_min_length_above_one_is_said_as_the_real_bound():
-    with _opened("contract") as server:
-        address = json.loads(text_of(server.call("update_order", {"order_id": "ORD-10001", "action": "change_address",
-                                                                  "address": "no"})))
-        reason = json.loads(text_of(server.call("escalate_to_human", {"account_id": "ACC-4471", "queue": "billing_refunds",
-                                                                      "reason": "short"})))
-        server.finish()
+def test_a_min_length_above_one_is_said_as_the_real_bound(shared):
+    server = shared("contract")
+    address = json.loads(text_of(server.call("update_order", {"order_id": "ORD-10001", "action": "change_address",
+                                                              "address": "no"})))
+    reason = json.loads(text_of(server.call("escalate_to_human", {"account_id": "ACC-4471", "queue": "billing_refunds",
+                                                                  "reason": "short"})))
     assert address["message"].startswith("Argument address must be at least 5 characters.")
     assert reason["message"].startswith("Argument reason must be at least 10 characters.")
     assert address["next"]["argument"] == "address" and reason["next"]["argument"] == "reason"
@@ -95,10 +111,8 @@ def test_a_min_length_above_one_is_said_as_the_real_bound():
 
 @pytest.mark.parametrize("tool,arguments", [("get_account", {"account_id": "ACC-4471", "input": 1}),
                                             ("finish", {"answer": "Done.", "answer_text": "Done."})])
-def test_an_unknown_argument_names_no_argument_in_next(tool, arguments):
-    with _opened("contract") as server:
-        body = json.loads(text_of(server.call(tool, arguments)))
-        server.finish()
+def test_an_unknown_argument_names_no_argument_in_next(tool, arguments, shared):
+    body = json.loads(text_of(shared("contract").call(tool, arguments)))  # a refused finish ends no episode
     assert body["error"] == "invalid_argument" and "it accepts only: " in body["message"]
     assert body["next"]["branch"] == "retry_changed" and "argument" not in body["next"]
     assert "input" not in json.dumps(body["next"]) and "answer_text" not in json.dumps(body)
@@ -133,21 +147,18 @@ _ARGUMENTS = {"missing": {}, "unknown": {"answer": "Done.", "zz": 1}, "long": {"
 
 
 @pytest.mark.parametrize("style", ["raw", "generic"])
-def test_raw_and_generic_answer_in_their_own_words(style):
+def test_raw_and_generic_answer_in_their_own_words(style, shared):
     prefix = f"{GENERIC_PREFIX} " if style == "generic" else ""
-    with _opened(style) as server:
-        said = {key: text_of(server.call(key[0], _ARGUMENTS[key[1]])) for key in RAW_WORDS}
-        unknown = server.call("refund_everything", {})
-        server.finish()
+    server = shared(style)
+    said = {key: text_of(server.call(key[0], _ARGUMENTS[key[1]])) for key in RAW_WORDS}
+    unknown = server.call("refund_everything", {})
     for key, words in RAW_WORDS.items():
         assert said[key].startswith(prefix + words), (key, said[key][:200])
         assert "retry_changed" not in said[key] and '"error"' not in said[key]
     assert unknown["error"] == {"code": -32602, "message": f"{prefix}Unknown tool: refund_everything"}
 
 
-def test_the_contract_still_answers_an_unknown_tool_without_echoing_it():
-    with _opened("contract") as server:
-        unknown = server.call("refund_everything", {})
-        server.finish()
+def test_the_contract_still_answers_an_unknown_tool_without_echoing_it(shared):
+    unknown = shared("contract").call("refund_everything", {})
     assert unknown["error"]["code"] == -32602 and "refund_everything" not in unknown["error"]["message"]
     assert unknown["error"]["message"].startswith("No tool has that name on this server; call one of: get_account")
