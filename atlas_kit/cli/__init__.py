@@ -122,7 +122,7 @@ def _experiment_how(exp: argparse.ArgumentParser) -> None:
     exp.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     exp.add_argument("--no-charts", action="store_true",
                      help="write the results and print the tables, but draw no PNG charts (a second or so a sweep; "
-                          "the charts can be drawn later from NAME.jsonl, as chapter 11 does)")
+                          "draw them later with atlas_kit.face.charts.save_charts on read_records(NAME.jsonl))")
 
 
 def _note(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None,
