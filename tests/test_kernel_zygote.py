@@ -136,6 +136,7 @@ def test_a_variable_read_through_environb_is_recorded_by_name_and_compared(tmp_p
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(kernel_zygote, "PRELOAD", ("reads_environb",))
     monkeypatch.setenv("ATLAS_ZYGOTE_PROBE", "1")
+    monkeypatch.delitem(sys.modules, "reads_environb", raising=False)
     done = kernel_zygote.preload()
     assert "ATLAS_ZYGOTE_PROBE" in done.read and all(isinstance(name, str) for name in done.read)
     assert kernel_zygote.differs(done, {**os.environ, "ATLAS_ZYGOTE_PROBE": "2"})

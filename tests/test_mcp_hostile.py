@@ -35,14 +35,16 @@ def shared() -> Iterator[Callable[[str], RawServer]]:
 
     def server(style: str) -> RawServer:
         if style not in servers:
-            servers[style] = _opened(style).__enter__()
+            servers[style] = _opened(style)
         return servers[style]
 
     yield server
-    for style, opened in servers.items():
+    ended = {}
+    for style, opened in servers.items():  # every server is ended before any exit code is judged
         with opened:
-            code, err = opened.finish()
-        assert code == 0, f"the {style} server exited {code} after the shared tests: {err[-500:]}"
+            ended[style] = opened.finish()
+    failed = {style: (code, err[-500:]) for style, (code, err) in ended.items() if code != 0}
+    assert not failed, f"servers that did not exit 0 after the shared tests: {failed}"
 
 
 BAD_SHAPES = [
