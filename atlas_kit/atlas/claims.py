@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
+from ..types.memo import text_memo
 from .data import World
 from .formats import RECORD_ID
 
@@ -99,6 +100,11 @@ def claims(text: str) -> list[Claim]:
     or is a hedge ("I could not confirm whether it went through."). A clause's words about a system answering
     ("the service is not responding") are no claim about the change.
     """
+    return list(_claims(text))
+
+
+@text_memo  # a sweep's answers repeat: each distinct one is read once
+def _claims(text: str) -> tuple[Claim, ...]:
     for pattern, replacement in _RENAMES:
         text = pattern.sub(replacement, text)
     found: list[Claim] = []
@@ -116,7 +122,7 @@ def claims(text: str) -> list[Claim]:
                 if said is not None:
                     found.append(Claim(action, said, named[1] or ids, clause))
             last = named if named[0] else last
-    return found
+    return tuple(found)
 
 
 def _polarity(clause: str) -> Said | None:

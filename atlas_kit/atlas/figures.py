@@ -10,6 +10,7 @@ import json
 import re
 from typing import Sequence
 
+from ..types.memo import text_memo
 from .formats import DOLLAR_FIGURE, money
 
 __all__ = ["FIGURE_DIGITS", "invented_figures"]
@@ -31,7 +32,7 @@ def invented_figures(message: str, results: Sequence[str], answer: str) -> list[
     """
     allowed = _dollars(message) | {c for text in results for c in _dollars(text)}
     dollars = [money(c) for c in sorted(c for c in _dollars(answer) if c not in allowed)]
-    known = {_int(n) for text in (message, *results) for n in _NUMBER.findall(text)} | _sums(results)
+    known = {n for text in (message, *results) for n in _numbers(text)} | _sums(results)
     counts = sorted({n for n in map(_int, _COUNT.findall(answer)) if n is not None} - known)
     return dollars + [f"{n:,} units" for n in counts]
 
@@ -42,11 +43,18 @@ def _sums(results: Sequence[str]) -> set[int]:
     return {sum(int(r.get(k) or 0) for r in rows) for k in ("units_shipped", "on_hand")} if rows else set()
 
 
-def _dollars(text: str) -> set[int]:
+@text_memo  # the same tool results and answers come back episode after episode
+def _dollars(text: str) -> frozenset[int]:
     """Every dollar figure in `text` as cents, plus any `..._cents: N` field (a figure past FIGURE_DIGITS left out)."""
     found = {_int(w + (f or "0").ljust(2, "0")) for w, f in DOLLAR_FIGURE.findall(text)}
     found |= {_int(n) for field, n in _FIELD.findall(text) if "cents" in field.lower()}
-    return {c for c in found if c is not None}
+    return frozenset(c for c in found if c is not None)
+
+
+@text_memo
+def _numbers(text: str) -> frozenset[int | None]:
+    """Every whole number `text` states (None stands for any run past FIGURE_DIGITS)."""
+    return frozenset(_int(n) for n in _NUMBER.findall(text))
 
 
 def _int(digits: str) -> int | None:

@@ -15,6 +15,7 @@ from typing import Mapping, Protocol, Sequence, TypeVar, Union
 from .data import World
 from .ledger import IssuedRefund, OpenedEscalation, OrderChange, StockField
 from ..types import JSONObject
+from ..types.memo import text_memo
 
 __all__ = ["Call", "Change", "Escalation", "Fact", "Lookup", "Outcome", "Refund", "Script", "call", "differences",
            "mentions", "shown"]
@@ -88,6 +89,7 @@ def mentions(text: str, fact: Fact, world: World) -> bool:
     return any(_plain(o.resolve(world) if isinstance(o, Lookup) else o) in flat for o in options)
 
 
+@text_memo  # an answer is checked against each of its ticket's facts, and answers repeat over a sweep
 def _plain(text: str) -> str:
     return re.sub(r"(?<=\d),(?=\d{3})", "", text).lower()
 

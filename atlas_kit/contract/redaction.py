@@ -10,6 +10,8 @@ import re
 from collections.abc import Mapping
 from typing import TypeVar, overload
 
+from ..types.memo import text_memo
+
 __all__ = ["looks_secret", "redact", "redact_known"]
 
 # Key-shaped tokens (Anthropic and other providers' keys, cloud access keys, GitHub and Slack tokens,
@@ -30,9 +32,15 @@ _SECRET = re.compile(
 _RANDOM = re.compile(r"\b(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{20,}\b")
 
 
+@text_memo  # the error builder checks the same few hundred messages over and over in a sweep
 def looks_secret(text: str) -> bool:
     """Whether `text` holds anything `redact` would hide, or a long random-looking token."""
     return bool(_SECRET.search(text) or _RANDOM.search(text))
+
+
+@text_memo  # a trace's tool names, ids and codes repeat in every episode (remembered in this process only)
+def _redact_text(text: str) -> str:
+    return _SECRET.sub("[redacted]", text)
 
 
 _Shape = TypeVar("_Shape", bound=Mapping[str, object])
@@ -54,7 +62,7 @@ def redact(value: object) -> object:
     its redacted str().
     """
     if isinstance(value, str):
-        return _SECRET.sub("[redacted]", value)
+        return _redact_text(value)
     if isinstance(value, Mapping):
         return {str(k): redact(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
