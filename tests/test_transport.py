@@ -281,3 +281,16 @@ def test_request_tokens_counts_system_messages_tool_results_and_tools() -> None:
     assert request_tokens(with_turn) == math.ceil((80 + tool_use_chars + 40) / 4)
     tool = {"name": "get_order", "description": "d" * 40, "input_schema": {"type": "object"}}
     assert request_tokens({**with_turn, "tools": [tool]}) > request_tokens(with_turn)
+
+
+def test_a_tool_list_counted_before_is_counted_again_when_it_has_changed_since() -> None:
+    # The count of a tool list seen recently is remembered; a list changed in place after it was counted,
+    # or a different list, must not be answered from that memory.
+    tools = [{"name": "get_order", "description": "d" * 40, "input_schema": {"type": "object"}}]
+    body = {"messages": [], "tools": tools}
+    first = request_tokens(body)
+    assert request_tokens({"messages": [], "tools": json.loads(json.dumps(tools))}) == first  # an equal copy
+    tools[0]["description"] = "d" * 400
+    assert request_tokens(body) == first + 90
+    other = [{"name": "list_invoices", "description": "e" * 40, "input_schema": {"type": "object"}}]
+    assert request_tokens({"messages": [], "tools": other}) == first + 1  # one more character in the name

@@ -16,9 +16,8 @@ from typing import Callable, Iterable, Mapping, Union, cast
 import anthropic
 import httpx2
 
-from ..types.tokens import CHARS_PER_TOKEN, estimate_tokens  # the shared estimate, re-exported here as before
+from ..types.tokens import CHARS_PER_TOKEN, block_texts, estimate_tokens, request_tokens  # shared; re-exported
 from ..types import API_STOP_REASONS, Block, APIErrorBody, JSONObject, MessageBody, canonical
-from ..types import content_blocks as _blocks_in
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = [
@@ -192,7 +191,7 @@ def message_body(
     if usage is None:
         usage = {
             "input_tokens": request_tokens(request) if request is not None else 0,
-            "output_tokens": estimate_tokens("".join(_block_texts(blocks))),
+            "output_tokens": estimate_tokens("".join(block_texts(blocks))),
         }
     if id is None:
         digest = hashlib.sha256(canonical({"model": model, "content": blocks}).encode()).hexdigest()
@@ -207,41 +206,6 @@ def message_body(
         "stop_sequence": None,
         "usage": dict(usage),
     })
-
-
-def request_tokens(body: Mapping[str, object]) -> int:
-    """Estimated input tokens of a request: system, every message's content, and the tool definitions.
-
-    Counts text, tool_use input (as compact JSON), tool_result content and each tool's
-    name, description and input_schema; roles and framing are not counted.
-    """
-    parts: list[str] = []
-    system = body.get("system")
-    parts.extend([system] if isinstance(system, str) else _block_texts(system or []))
-    for message in _objects(body.get("messages")):
-        content = message.get("content")
-        parts.extend([content] if isinstance(content, str) else _block_texts(content or []))
-    for tool in _objects(body.get("tools")):
-        parts.extend([str(tool.get("name", "")), str(tool.get("description", "")), canonical(tool.get("input_schema", {}))])
-    return estimate_tokens("".join(parts))
-
-
-def _objects(items: object) -> list[Mapping[str, object]]:
-    """The JSON objects in a request's list (its messages, its tools); anything else there counts no tokens."""
-    return [item for item in items if isinstance(item, Mapping)] if isinstance(items, (list, tuple)) else []
-
-
-def _block_texts(blocks: object) -> list[str]:
-    texts: list[str] = []
-    for block in _blocks_in(blocks):
-        if block["type"] == "text":
-            texts.append(block.get("text", ""))
-        elif block["type"] == "tool_use":
-            texts.extend([block.get("name", ""), canonical(block.get("input", {}))])
-        else:
-            content = block.get("content", "")
-            texts.extend([content] if isinstance(content, str) else _block_texts(content))
-    return texts
 
 
 @dataclass
