@@ -22,6 +22,7 @@ _ANNOTATIONS = {"description", "examples", "title", "default", "$comment", "depr
                 "format", "$schema"}
 _CHECKED = {"type", "properties", "required", "additionalProperties", "enum", "const", "pattern", "minLength",
             "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "items", "minItems", "maxItems"}
+_NESTING = {"properties", "additionalProperties", "items"}  # keywords whose values are subschemas (see _nested)
 _TYPES = {"array", "boolean", "integer", "null", "number", "object", "string"}
 _SCALAR = (str, int, float, bool, type(None))
 
@@ -91,8 +92,11 @@ def _iter(schema: JSONObject | bool, instance: object, path: tuple[str | int, ..
         yield SchemaError("false", False, path, {}, f"False schema does not allow {instance!r}")
         return
     for key, value in schema.items():
+        if key in _ANNOTATIONS:  # most keys of a tool's schema are descriptions: nothing to check
+            continue
         yield from (SchemaError(key, value, path, schema, message) for message in _failed(schema, key, instance))
-        yield from _nested(schema, key, instance, path)
+        if key in _NESTING:
+            yield from _nested(schema, key, instance, path)
 
 
 def _failed(schema: JSONObject, key: str, instance: object) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields as dataclass_fields
 from pathlib import Path
 from typing import IO, Final, Iterable, Mapping, TypedDict, cast
 
@@ -99,9 +99,14 @@ def harness_record(exc: BaseException, *, condition: Condition, ticket: str, tri
                    stop_reason=HARNESS_ERROR, harness_error=redact(f"{type(exc).__name__}: {exc}")[:500])
 
 
+def _fields_of(condition: Condition) -> dict[str, object]:
+    # Its fields are all scalars: asdict's deep copy of each would cost more than the rest of the record.
+    return {f.name: getattr(condition, f.name) for f in dataclass_fields(condition)}
+
+
 def _record(condition: Condition, ticket: str, trial: int, seed: int, experiment: str, **fields: object) -> Record:
     base: dict[str, object] = {
-        "key": episode_key(condition, ticket, trial, seed=seed), "experiment": experiment, **asdict(condition),
+        "key": episode_key(condition, ticket, trial, seed=seed), "experiment": experiment, **_fields_of(condition),
         "ticket": ticket, "trial": trial, "seed": seed, "source": "", "source_kind": None, "source_date": None,
         "source_server": None,
         "stop_reason": "", "correct": False, "labels": [], "hit_error": False, "error_codes": [], "branches": [],

@@ -21,7 +21,8 @@ def content_blocks(content: object) -> Iterator[Block]:
     if isinstance(content, str):
         yield {"type": "text", "text": content}
         return
-    if not isinstance(content, Iterable) or isinstance(content, (bytes, Mapping)):
+    if not isinstance(content, (list, tuple)) and (  # the usual content skips the slower abstract checks
+            not isinstance(content, Iterable) or isinstance(content, (bytes, Mapping))):
         return
     for item in content:
         if not isinstance(item, dict):
