@@ -1,7 +1,7 @@
 """`text_memo`: a pure reading of a text, remembered for the short texts a sweep sees over and over.
 
-A sweep with the offline stand-in repeats itself: its episodes end in a few distinct answers (the throughput
-benchmark prints how few), and the same tool results come back in episode after episode, so the grader's regular
+A sweep with the offline stand-in repeats itself: its episodes end in far fewer distinct answers than there
+are episodes (the throughput benchmark prints how many), and the same tool results come back in episode after episode, so the grader's regular
 expressions would read the same text again each time. A long text is read afresh every time, so the cache stays
 small whatever a model or a hostile client sends (a 1 MB argument is never kept). What is remembered must be
 immutable: a tuple, a frozenset, a str, a bool.
@@ -14,8 +14,9 @@ from typing import Callable, TypeVar
 __all__ = ["MEMO_CHARS", "MEMO_SIZE", "text_memo"]
 
 MEMO_CHARS = 4_000
-"""Texts longer than this are never remembered: at most MEMO_SIZE x MEMO_CHARS characters a reader keeps."""
-MEMO_SIZE = 2_048
+"""Texts longer than this are never remembered: a reader keeps at most MEMO_SIZE texts of MEMO_CHARS characters
+(about 2 MB), and its answers to them."""
+MEMO_SIZE = 512
 
 _Answer = TypeVar("_Answer")
 
