@@ -1,10 +1,10 @@
 """`text_memo`: a pure reading of a text, remembered for the short texts a sweep sees over and over.
 
-A sweep with the offline stand-in repeats itself: its episodes end in far fewer distinct answers than there
-are episodes (the throughput benchmark prints how many), and the same tool results come back in episode after episode, so the grader's regular
-expressions would read the same text again each time. A long text is read afresh every time, so the cache stays
-small whatever a model or a hostile client sends (a 1 MB argument is never kept). What is remembered must be
-immutable: a tuple, a frozenset, a str, a bool.
+A sweep with the offline stand-in repeats itself: its episodes end in far fewer distinct answers than there are
+episodes (the throughput benchmark prints how many), and the same tool results come back in episode after episode,
+so the grader's regular expressions would read the same text again each time. A long text is read afresh every
+time, so the cache stays small whatever a model or a hostile client sends (a 1 MB argument is never kept). What is
+remembered must be immutable: a tuple, a frozenset, a str, a bool.
 """
 from __future__ import annotations
 
