@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal, get_args
+
+from ..types.memo import text_memo
 
 __all__ = ["INTERNALS", "InternalKind", "Internal", "SCAN_CHARS", "find_internals", "has_internals"]
 
@@ -86,7 +87,7 @@ def _kind(match: re.Match[str]) -> InternalKind:
     return _KINDS[int((match.lastgroup or "k0")[1:])]
 
 
-@lru_cache(maxsize=4096)  # a sweep builds the same few hundred messages over and over; the search is ~0.15 ms
+@text_memo  # a sweep builds the same few hundred messages over and over; the search is ~0.15 ms
 def has_internals(text: str) -> bool:
     """Whether `text` (its first SCAN_CHARS characters) holds anything for the trace rather than the model."""
     return INTERNALS.search(text[:SCAN_CHARS]) is not None
