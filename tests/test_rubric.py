@@ -141,3 +141,38 @@ def test_any_text_gets_one_verdict_per_rule_and_a_score_in_range(text, flag, arg
     assert [v.rule for v in j.verdicts] == list(RULES)
     assert j.score is None or 0.0 <= j.score <= 1.0
     assert j.tokens == -(-len(text) // 4)
+
+
+def _pydantic_texts() -> list[tuple[str, str]]:
+    from pydantic import BaseModel, ValidationError
+
+    class RefundArgs(BaseModel):
+        account_id: str
+        amount_cents: int
+
+    texts = []
+    for args, name in (({}, "account_id"), ({"account_id": "ACC-1", "amount_cents": "lots"}, "amount_cents")):
+        try:
+            RefundArgs(**args)
+        except ValidationError as exc:
+            texts += [(str(exc), name), (exc.json(), name)]
+    return texts
+
+
+@pytest.mark.parametrize("text,name", _pydantic_texts())
+def test_a_pydantic_error_is_read_for_the_field_it_names_not_the_word_after_input(text: str, name: str) -> None:
+    verdict = judge(text, is_error=True).verdict("next")
+    assert verdict.status == "pass" and repr(name) in verdict.reason, verdict
+
+
+@pytest.mark.parametrize("text", ["Input should be a valid integer", "Field required",
+                                  "1 validation error\n  Input should be a valid string",
+                                  "The field is missing.", "Invalid input: the parameter was not accepted."])
+def test_an_ordinary_word_after_field_or_input_is_no_argument_name(text: str) -> None:
+    verdict = judge(text, is_error=True).verdict("next")
+    assert verdict.status == "fail", verdict
+
+
+def test_a_quoted_name_after_field_is_a_name_whatever_the_word() -> None:
+    verdict = judge("Field 'type' must be one of refund, credit.", is_error=True).verdict("next")
+    assert verdict.status == "pass" and "'type'" in verdict.reason
