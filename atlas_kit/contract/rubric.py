@@ -16,6 +16,7 @@ from typing import Iterable, Literal, Mapping, get_args
 
 from .errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode
 from .internals import find_internals
+from .naming import named_arguments
 from ..types.tokens import estimate_tokens
 from .redaction import looks_secret, redact
 from ..types.exceptions import AtlasKitTypeError
@@ -46,15 +47,6 @@ _BRANCH_WORDS = re.compile(
     r"(?i:\b(?:call|use) (?:the )?[`'\"]?[a-z_][a-z0-9_]*[`'\"]?(?: tool)? instead\b|\binstead,? (?:call|use)\b|"
     r"\bswitch to\b|\b(?:do not|don't) (?:call|retry|try)\b|\btell the (?:user|customer)\b|"
     r"\bask the (?:user|customer)\b|\b(?:stop|escalate|hand (?:it|this) to a person)\b)")
-# "argument x", "field 'x'": the word after the noun, on the same line; unquoted, an ordinary word is no name
-# ("Field required", "Input should be a valid integer": pydantic's words, naming nothing).
-_NAMED_ARG = re.compile(r"(?i:\b(?:argument|parameter|field|property|input)[ \t]+([`'\"])?([a-z_][a-z0-9_.]*))")
-_NOT_NAMES = frozenset("a an the is are was were be been has have had should must may can cannot could will would "
-                       "required missing invalid expected value values error errors type types validation of to for "
-                       "in on with and or not no that this it its".split())
-# Pydantic's own layouts name the field: alone on a line above its indented message and [type=...], or a dump's "loc".
-_LOC_LINE = re.compile(r"^([A-Za-z_][\w.]*)\n[ \t]+[^\n]*\[type=\w+", re.MULTILINE)
-_LOC_JSON = re.compile(r'"loc"\s*:\s*\[\s*"([A-Za-z_][\w.]*)"')
 
 
 @dataclass(frozen=True)
@@ -226,7 +218,7 @@ def _next(structure: Structure, body: Mapping[str, object], text: str, props: tu
         return Verdict("next", "pass", "suggested_fix says what to change")
     words = _message(structure, body, text)
     named = [p for p in props if re.search(rf"(?<![\w.]){re.escape(p)}(?![\w])", words)] if props else \
-        _named_arguments(words)
+        named_arguments(words)
     if named and _FORM.search(words):
         return Verdict("next", "pass", f"names the argument {_shown(named[0])} and the form it must take")
     if _BRANCH_WORDS.search(words):
@@ -235,12 +227,6 @@ def _next(structure: Structure, body: Mapping[str, object], text: str, props: tu
         return Verdict("next", "fail", "only 'try again': the identical call, which is the harness's branch "
                                        "(retry_unchanged); it names no argument to change and no other tool")
     return Verdict("next", "fail", "names no branch (another tool, or stop) and no argument to change")
-
-
-def _named_arguments(words: str) -> list[str]:
-    """The argument names a text gives, when no schema says which names the tool takes."""
-    names = [m.group(2) for m in _NAMED_ARG.finditer(words) if m.group(1) or m.group(2).lower() not in _NOT_NAMES]
-    return names + [m.group(1) for pattern in (_LOC_LINE, _LOC_JSON) for m in pattern.finditer(words)]
 
 
 def _contract_next(nxt: Mapping[str, object], code: object, props: tuple[str, ...]) -> Verdict:
