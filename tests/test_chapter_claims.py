@@ -333,9 +333,10 @@ CLAIMS = [
           shows=(r'"message": "Rate limited; retry after 4000 ms\."', r'"branch": "stop"')),
     Claim("09", r"The harness gives up on the first attempt without waiting", '"| clock:", s.world.clock',
           shows=(r"\[\('escalate_to_human', 1, None\)\] \| clock: 0\.0",)),
-    Claim("09", r"offers one, though the service that did not answer is the escalation itself", '"| clock:", s.world.clock',
-          shows=(r"The escalate_to_human service is not responding right now\. I could not confirm whether it went through\. "
-                 r"I can pass this to a person", r"Grade\(correct=True")),
+    Claim("09", r"so a person is the one thing the harness cannot offer here", '"| clock:", s.world.clock',
+          shows=(r"The escalate_to_human service is not responding right now\. I could not confirm whether it reached a "
+                 r"person\.\n", r"Grade\(correct=True"),
+          holds=lambda out: "on our team if you would like" not in out),
     # 10
     Claim("10", r"The four refusals reach the model whether they fire once or always", "found.setdefault(",
           shows=(r"(?m)^not_permitted +not_permitted / stop +not_permitted / stop ", r"(?m)^timeout +upstream_unavailable / stop +success ")),

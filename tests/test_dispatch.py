@@ -27,10 +27,11 @@ def use(id, name, **args):
     return {"type": "tool_use", "id": id, "name": name, "input": args}
 
 
-def make(handler, *, side_effect=False, name="lookup", **kw):
+def make(handler, *, side_effect=False, name="lookup", hands_over=False, **kw):
     sleeps: list[float] = []
     kw.setdefault("retry", RetryPolicy(attempts=3, sleep=sleeps.append))
-    d = Dispatcher([Tool(name, "Looks up one account by its account_id.", SCHEMA, handler, side_effect=side_effect)], **kw)
+    d = Dispatcher([Tool(name, "Looks up one account by its account_id.", SCHEMA, handler, side_effect=side_effect,
+                         hands_over=hands_over)], **kw)
     return d, sleeps
 
 
@@ -199,6 +200,20 @@ def test_a_crash_says_the_request_was_not_completed_only_for_a_tool_that_changes
     assert ("was not completed" in b["message"]) is not side_effect
     assert ("could not confirm whether it went through" in b["next"]["say"]) is side_effect
     assert E.ErrorCode(b["error"]) is E.ErrorCode.UPSTREAM_UNAVAILABLE and b["next"]["branch"] == "stop"
+
+
+@pytest.mark.parametrize("side_effect", [True, False])
+@pytest.mark.parametrize("failing", ["gives up", "crashes"])
+def test_when_the_hand_over_to_a_person_fails_no_person_is_offered(side_effect, failing):
+    def down(args, ctx):
+        raise Transient("503 Service Unavailable") if failing == "gives up" else RuntimeError("queue lost")
+    d, _ = make(down, side_effect=side_effect, name="escalate", hands_over=True)
+    b = body(d.dispatch([use("t", "escalate", account_id="ACC-4471")]).results[0])
+    say = b["next"]["say"].lower()
+    assert "escalat" not in say and "offer" not in say and "write again later" in say
+    assert ("could not confirm whether it reached a person" in say) is side_effect
+    assert ("could not be passed to a person right now" in say) is not side_effect
+    assert b["next"]["branch"] == "stop"
 
 
 def test_crash_error_without_knowing_the_tool_words_the_outcome_as_unknown():

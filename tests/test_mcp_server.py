@@ -238,3 +238,15 @@ def test_log_is_read_by_metrics_and_labelled_live_with_the_client(tmp_path):
 def test_style_is_checked():
     with pytest.raises(ValueError, match="style 'html'"):
         AtlasMCP(style="html")
+
+
+@pytest.mark.parametrize("side_effect", [True, False])
+def test_a_server_crash_on_the_hand_over_tool_offers_no_person(side_effect: bool) -> None:
+    from atlas_kit.bridges.mcp.wording import crash_result
+
+    handed = crash_result("contract", "escalate_to_human", RuntimeError("queue lost"), side_effect=side_effect,
+                          hands_over=True)
+    other = crash_result("contract", "issue_refund", RuntimeError("ledger lost"), side_effect=side_effect)
+    said = [json.loads(r["content"][0]["text"])["next"]["say"] for r in (handed, other)]
+    assert "escalat" not in said[0] and "write again later" in said[0] and "queue lost" not in said[0]
+    assert "offer escalation" in said[1]

@@ -19,6 +19,7 @@ __all__ = ["TOOL_NAMES", "build_tools"]
 
 TOOL_NAMES = ("get_account", "list_invoices", "get_order", "update_order", "issue_refund",
               "query_warehouse", "escalate_to_human")
+HANDS_OVER = "escalate_to_human"  # the tool that passes a case to a person (Tool.hands_over)
 
 
 def _id(prefix: str, example: str, text: str) -> JSONObject:
@@ -110,7 +111,8 @@ def build_tools(world: World, *, tenant: str) -> list[Tool]:
 def _templates() -> tuple[Tool, ...]:
     # Tool() validates its schema (about a millisecond each); the schemas never change, so
     # validate them once per process and give each session copies with its own handlers.
-    return tuple(Tool(name, text, schema, _unbound, side_effect=side) for name, (text, schema, side) in _SPECS.items())
+    return tuple(Tool(name, text, schema, _unbound, side_effect=side, hands_over=name == HANDS_OVER)
+                 for name, (text, schema, side) in _SPECS.items())
 
 
 def _unbound(args: JSONObject, ctx: CallContext) -> JSONObject:

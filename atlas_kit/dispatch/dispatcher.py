@@ -64,21 +64,30 @@ def argument_error(use_id: str, problem: ArgumentProblem) -> ToolError:
     return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message, next=nxt)
 
 
-def crash_error(use_id: str, exc: BaseException, *, side_effect: bool | None = None) -> ToolError:
+def crash_error(use_id: str, exc: BaseException, *, side_effect: bool | None = None,
+                hands_over: bool = False) -> ToolError:
     """The contract error for an unexpected exception: a neutral message, the traceback only in `detail`.
 
     `side_effect`: whether the tool changes anything. True or None (not known) words the outcome as unknown,
     since a change may have been made before the exception; only False says the request was not completed.
+    `hands_over`: the tool passes the case to a person, so a person is not what the customer can be offered.
     """
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    if side_effect is False:
-        message, say = ("The tool failed unexpectedly and the request was not completed.",
-                        "Do not call it again; tell the customer it could not be done and offer escalation.")
-    else:
-        message, say = ("The tool failed unexpectedly, so the request may or may not have been applied.",
-                        "Do not call it again; tell the customer you could not confirm whether it went through, "
-                        "and offer escalation.")
-    return tool_error(use_id, ErrorCode.UPSTREAM_UNAVAILABLE, message, next=stop(say), detail=tb)
+    unsure = side_effect is not False
+    message = ("The tool failed unexpectedly, so the request may or may not have been applied." if unsure else
+               "The tool failed unexpectedly and the request was not completed.")
+    say = _HANDED_OVER[unsure] if hands_over else (
+        "tell the customer you could not confirm whether it went through, and offer escalation." if unsure else
+        "tell the customer it could not be done and offer escalation.")
+    return tool_error(use_id, ErrorCode.UPSTREAM_UNAVAILABLE, message, next=stop(f"Do not call it again; {say}"), detail=tb)
+
+
+# When the tool that failed is the one that passes the case to a person (Tool.hands_over), a person is not on offer:
+# what to tell the customer instead, when a change may have been made (True) and when it was not (False).
+_HANDED_OVER = {True: "tell the customer you could not confirm whether it reached a person, and ask them to write "
+                      "again later if they hear nothing.",
+                False: "tell the customer it could not be passed to a person right now, and ask them to write again "
+                       "later."}
 
 
 class Dispatcher:
@@ -130,7 +139,8 @@ class Dispatcher:
                 result, failure = self._call(use_id, name, args)
             except Exception as exc:  # a bug in the dispatcher itself still yields one result
                 tool = self.tools.get(name) if isinstance(name, str) else None
-                failure = self._internal(use_id, str(name), exc, side_effect=tool.side_effect if tool else None)
+                failure = self._internal(use_id, str(name), exc, side_effect=tool.side_effect if tool else None,
+                                         hands_over=tool.hands_over if tool else False)
                 result = contract_style(failure)
             out.results.append(result)
             if failure is not None:
@@ -177,7 +187,8 @@ class Dispatcher:
                 self.retry.sleep(wait)
                 continue
             except Exception as exc:
-                failure = self._internal(use_id, tool.name, exc, side_effect=tool.side_effect)
+                failure = self._internal(use_id, tool.name, exc, side_effect=tool.side_effect,
+                                         hands_over=tool.hands_over)
                 return self.style(failure), failure
             self.trace.add("result", tool_use_id=use_id, tool=tool.name, attempt=attempt)
             return {"type": "tool_result", "tool_use_id": use_id, "content": _as_text(value)}, None
@@ -187,16 +198,19 @@ class Dispatcher:
         if tool.side_effect:
             message = (f"The {tool.name} service is not responding right now. The request may or may not have been "
                        "applied; do not repeat it.")
-            say = "Tell the customer you could not confirm whether it went through, and offer to escalate to a person."
         else:
             message = f"The {tool.name} service is not responding right now."
-            say = "Tell the customer it could not be done now, and offer to escalate to a person."
+        handed = _HANDED_OVER[tool.side_effect]
+        say = (handed[:1].upper() + handed[1:] if tool.hands_over else
+               "Tell the customer you could not confirm whether it went through, and offer to escalate to a person."
+               if tool.side_effect else "Tell the customer it could not be done now, and offer to escalate to a person.")
         err = tool_error(use_id, ErrorCode.UPSTREAM_UNAVAILABLE, message, next=stop(say),
                          detail=f"gave up after {attempts} attempt(s): {raw}")
         return self._fail(tool.name, err, raw=raw, plain=plain_unanswered(side_effect=tool.side_effect))
 
-    def _internal(self, use_id: str, name: str, exc: BaseException, *, side_effect: bool | None) -> Failure:
-        err = crash_error(use_id, exc, side_effect=side_effect)
+    def _internal(self, use_id: str, name: str, exc: BaseException, *, side_effect: bool | None,
+                  hands_over: bool = False) -> Failure:
+        err = crash_error(use_id, exc, side_effect=side_effect, hands_over=hands_over)
         tb = err.detail or ""
         self.trace.add("error", tool_use_id=use_id, tool=name, code=err.code.value, branch=Branch.STOP.value,
                        detail=tb, crashed=True)

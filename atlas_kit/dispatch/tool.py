@@ -32,13 +32,18 @@ ToolFailure (a contract error) or Transient (worth retrying)."""
 
 @dataclass
 class Tool:
-    """A callable plus its Anthropic tool definition. `handler(args, ctx)` returns the result."""
+    """A callable plus its Anthropic tool definition. `handler(args, ctx)` returns the result.
+
+    side_effect: the tool changes something, so a call that failed on the way may still have been applied.
+    hands_over: the tool passes the case to a person; when it fails, the harness's errors do not offer a person.
+    """
 
     name: str
     description: str
     input_schema: JSONObject
     handler: Handler
     side_effect: bool = False
+    hands_over: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", self.name):

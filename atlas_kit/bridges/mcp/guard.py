@@ -19,6 +19,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult
 from pydantic import ValidationError
 
 from ...contract.redaction import redact
+from ...dispatch.tool import Tool
 from .episode import McpEpisode
 from .wording import BAD_PARAMS, crash_result, in_style
 
@@ -67,7 +68,9 @@ class Guard:
             if ctx.method == "tools/call":
                 name = ctx.params.get("name") if isinstance(ctx.params, Mapping) else None
                 tool = name if isinstance(name, str) and name in self.server.tool_names else "tool"
-                return dict(crash_result(self.server.style, tool, exc, side_effect=self._side_effect(tool)))
+                found = self._tool(tool)
+                return dict(crash_result(self.server.style, tool, exc, side_effect=found.side_effect if found else None,
+                                         hands_over=found.hands_over if found else False))
             raise MCPError(INTERNAL_ERROR, INTERNAL_MESSAGE) from None
 
     def _not_an_object(self, ctx: RequestContext, name: str, arguments: object) -> HandlerResult:
@@ -77,10 +80,9 @@ class Guard:
             raise MCPError(INVALID_PARAMS, in_style(self.server.style, raw=BAD_PARAMS, contract=BAD_PARAMS), data="")
         return self.server.answer_call(ctx, name, arguments)
 
-    def _side_effect(self, tool: str) -> bool | None:
+    def _tool(self, name: str) -> Tool | None:
         episode = self.server.episode
-        found = episode.session.dispatcher.tools.get(tool) if episode is not None else None
-        return found.side_effect if found is not None else None
+        return episode.session.dispatcher.tools.get(name) if episode is not None else None
 
 
 def _loose_arguments(ctx: RequestContext) -> tuple[str, object] | None:

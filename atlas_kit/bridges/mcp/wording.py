@@ -43,7 +43,8 @@ def unknown_tool(style: str, name: str, tools: Sequence[str]) -> str:
                     contract=f"No tool has that name on this server; call one of: {', '.join(tools)}.")
 
 
-def crash_result(style: str, tool: str, exc: BaseException, *, side_effect: bool | None) -> MCPResult:
+def crash_result(style: str, tool: str, exc: BaseException, *, side_effect: bool | None,
+                 hands_over: bool = False) -> MCPResult:
     """The result for a call the server itself failed on. raw is what the SDK's MCPServer says of a crash (the
     exception's text stays on the server); the contract's is dispatch.crash_error's body, its traceback left out."""
-    return call_result(style, Failure(tool, crash_error("mcp", exc, side_effect=side_effect), f"Error executing tool {tool}"))
+    return call_result(style, Failure(tool, crash_error("mcp", exc, side_effect=side_effect, hands_over=hands_over), f"Error executing tool {tool}"))
