@@ -79,7 +79,8 @@ def crash_error(use_id: str, exc: BaseException, *, side_effect: bool | None = N
     say = _HANDED_OVER[unsure] if hands_over else (
         "tell the customer you could not confirm whether it went through, and offer escalation." if unsure else
         "tell the customer it could not be done and offer escalation.")
-    return tool_error(use_id, ErrorCode.UPSTREAM_UNAVAILABLE, message, next=stop(f"Do not call it again; {say}"), detail=tb)
+    return tool_error(use_id, ErrorCode.UPSTREAM_UNAVAILABLE, message, next=stop(f"Do not call it again; {say}"),
+                      detail=tb)
 
 
 # When the tool that failed is the one that passes the case to a person (Tool.hands_over), a person is not on offer:
