@@ -156,3 +156,14 @@ def test_clip_cuts_between_words_and_says_how_long_the_text_was():
     assert clip("a  b\nc", 10) == "a b c"
     assert clip("word " * 50, 30).endswith("(249 characters)") and len(clip("word " * 50, 30)) < 60
     assert clip("x" * 5000, 40).startswith("x" * 30) and "5,000 characters" in clip("x" * 5000, 40)
+
+
+def test_a_long_tool_name_is_cut_to_its_column_and_every_row_lines_up():
+    names = ["short", "trigger-long-running-operation-with-progress", "x" * 28, "y" * 29]
+    tools = [ToolInfo(n, "d", SCHEMA, read_only=True) for n in names]
+    text = render_text(audit(Fake(tools, contract)))
+    header = next(line for line in text.splitlines() if line.startswith("tool "))
+    rows = [line for line in text.splitlines() if any(line.startswith(n[:20]) for n in names)]
+    assert len(rows) == len(names)
+    assert {row.index("  ", 28) for row in rows} == {header.index("  ", 28)}  # the score column starts alike
+    assert "trigger-long-running-operat…" in text and "x" * 28 + " " in text and "y" * 27 + "…" in text

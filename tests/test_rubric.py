@@ -176,3 +176,20 @@ def test_an_ordinary_word_after_field_or_input_is_no_argument_name(text: str) ->
 def test_a_quoted_name_after_field_is_a_name_whatever_the_word() -> None:
     verdict = judge("Field 'type' must be one of refund, credit.", is_error=True).verdict("next")
     assert verdict.status == "pass" and "'type'" in verdict.reason
+
+
+SUM = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}
+
+
+@pytest.mark.parametrize("text,named", [
+    ("Invalid input: expected number, received string at a", "'a'"),  # zod's path, at the end
+    ("Argument b must be a number.", "'b'"),
+    ("'a' must be a number.", "'a'"),
+    ("Provide a number for both; each must be a whole number.", None),  # the article "a" names no argument
+])
+def test_an_argument_named_like_an_ordinary_word_counts_only_where_it_is_plainly_a_name(text, named):
+    verdict = judge(text, is_error=True, schema=SUM).verdict("next")
+    if named is None:
+        assert verdict.status == "fail", verdict
+    else:
+        assert verdict.status == "pass" and f"names the argument {named}" in verdict.reason, verdict

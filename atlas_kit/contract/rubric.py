@@ -16,7 +16,7 @@ from typing import Iterable, Literal, Mapping, get_args
 
 from .errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode
 from .internals import find_internals
-from .naming import named_arguments
+from .naming import mentions_argument, named_arguments
 from ..types.tokens import estimate_tokens
 from .redaction import looks_secret, redact
 from ..types.exceptions import AtlasKitTypeError
@@ -35,6 +35,7 @@ _ECHO_SCAN = 100_000  # characters of the answer searched for an echo, and of ea
 
 _CODES = frozenset(c.value for c in ErrorCode) | {"permission_denied", "rate_limited"}  # ours and the article's
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{1,63}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")  # what a reason may quote: an argument's name, one letter too
 _RETRY_FIELDS = ("retryable", "retriable", "is_retryable", "isRetryable")
 _RETRY_WORDS = re.compile(
     r"(?i:\b(?:do not|don't|never) (?:retry|try again|repeat|call (?:it|this|the tool|\w+) again)\b|\bretrying\b|"
@@ -139,7 +140,7 @@ def _parse(text: str) -> tuple[Structure, dict[str, object]]:
 
 def _shown(value: object) -> str:
     """A value the answer holds, as a reason may quote it: an identifier, else a description of it."""
-    return repr(value) if isinstance(value, str) and _IDENT.fullmatch(value) and not looks_secret(value) \
+    return repr(value) if isinstance(value, str) and _NAME.fullmatch(value) and not looks_secret(value) \
         else f"a {type(value).__name__}"
 
 
@@ -217,8 +218,7 @@ def _next(structure: Structure, body: Mapping[str, object], text: str, props: tu
     if structure == "article" and isinstance(body.get("suggested_fix"), str) and str(body["suggested_fix"]).strip():
         return Verdict("next", "pass", "suggested_fix says what to change")
     words = _message(structure, body, text)
-    named = [p for p in props if re.search(rf"(?<![\w.]){re.escape(p)}(?![\w])", words)] if props else \
-        named_arguments(words)
+    named = [p for p in props if mentions_argument(words, p)] if props else named_arguments(words)
     if named and _FORM.search(words):
         return Verdict("next", "pass", f"names the argument {_shown(named[0])} and the form it must take")
     if _BRANCH_WORDS.search(words):

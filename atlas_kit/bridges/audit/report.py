@@ -152,7 +152,8 @@ def render_text(audit: Audit, *, width: int = 100) -> str:
     lines.append(f"{'tool':<{name_w}}  {'score':>5}  " + " ".join(f"{_SHORT[r]:<7}" for r in RULES))
     for t in audit.tools:
         c = counts(t)
-        lines.append(f"{clip(t.tool.name, name_w):<{name_w}}  {_score(t.score):>5}  "
+        name = t.tool.name if len(t.tool.name) <= name_w else t.tool.name[:name_w - 1] + "…"  # the column's width
+        lines.append(f"{name:<{name_w}}  {_score(t.score):>5}  "
                      + " ".join(f"{_cell(c[r]):<7}" for r in RULES))
     sizes = [j.tokens for t in audit.tools for j in t.judgements]
     lines += ["", f"server score: {_score(audit.score)} / 100 ({FORMULA}).",
