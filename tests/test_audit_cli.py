@@ -156,3 +156,49 @@ def test_the_server_gets_the_environment_without_secrets_unless_passed(monkeypat
     assert env["PLAIN_SETTING"] == "a" and env["MY_SERVICE_TOKEN"] == "w" * 12 and env["EXTRA"] == "1"
     assert not {"ANTHROPIC_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD"} & set(env)
     assert "PATH" in env  # the server can still find its interpreter
+
+
+TASK_ONLY = '''
+import json, sys
+TOOLS = [{"name": "research", "description": "Research a topic, as a task.", "execution": {"taskSupport": "required"},
+          "inputSchema": {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]},
+          "annotations": {"readOnlyHint": True}},
+         {"name": "lookup", "description": "Look a word up.",
+          "inputSchema": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]},
+          "annotations": {"readOnlyHint": True}}]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    method, params = msg.get("method"), msg.get("params") or {}
+    if method == "initialize":
+        result = {"protocolVersion": params["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "task-only", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": TOOLS}
+    elif method == "tools/call" and params.get("name") == "research":
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message":
+              "Tool research requires task augmentation (taskSupport: 'required')"}}), flush=True)
+        continue
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": "Argument word is required: give the word to look up."}],
+                  "isError": True}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+'''
+
+
+def test_a_tool_that_must_be_called_as_a_task_is_not_judged_on_the_refusal(capsys, tmp_path):
+    pytest.importorskip("mcp")
+    script = tmp_path / "task_only.py"
+    script.write_text(TASK_ONLY)
+    out_json = tmp_path / "audit.json"
+    status, out, err = run(capsys, "--json", str(out_json), "--", sys.executable, str(script))
+    doc = json.loads(out_json.read_text())
+    research = next(t for t in doc["tools"] if t["name"] == "research")
+    assert research["score"] is None and research["cases"]
+    assert all(c["outcome"] == "skipped" and "taskSupport: required" in c["reason"] for c in research["cases"])
+    lookup = next(t for t in doc["tools"] if t["name"] == "lookup")
+    assert lookup["score"] is not None and status == 0
+    assert "must be called as a task" in out

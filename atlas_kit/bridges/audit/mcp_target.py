@@ -172,7 +172,8 @@ class McpTarget:
                 hints = t.annotations
                 tools.append(ToolInfo(t.name, t.description or "", dict(t.input_schema),
                                       read_only=hints.read_only_hint if hints else None,
-                                      destructive=hints.destructive_hint if hints else None))
+                                      destructive=hints.destructive_hint if hints else None,
+                                      task_only=t.execution is not None and t.execution.task_support == "required"))
             cursor = page.next_cursor
             if cursor is None:
                 break

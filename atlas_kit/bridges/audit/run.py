@@ -102,7 +102,10 @@ def plan(tool: ToolInfo, extra: list[Case], limits: Limits) -> list[Outcome | Ca
     for case in [*extra, *cases_for(tool.name, tool.input_schema)]:
         if case.kind == "user":
             case = replace(case, valid=satisfies(tool.input_schema, case.arguments))
-        if case.valid and tool.may_change_state and not limits.allow_side_effects:
+        if tool.task_only:  # a plain tools/call gets the protocol's refusal, whatever the arguments
+            planned.append(Outcome(case, "skipped", "the server says the tool must be called as a task "
+                                                    "(execution.taskSupport: required), which the audit does not do"))
+        elif case.valid and tool.may_change_state and not limits.allow_side_effects:
             planned.append(Outcome(case, "skipped", f"its arguments satisfy the schema, so it would run the tool, and "
                                                     f"{_hints(tool)}; --allow-side-effects runs it"))
         elif calls >= limits.calls_per_tool:

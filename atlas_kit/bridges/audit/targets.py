@@ -20,13 +20,15 @@ in time; closed: the server went away; invalid: an answer that is not a valid re
 
 @dataclass(frozen=True)
 class ToolInfo:
-    """One tool as its server lists it. `read_only` and `destructive` are the server's own hints (None: unsaid)."""
+    """One tool as its server lists it. `read_only` and `destructive` are the server's own hints (None: unsaid);
+    `task_only`: the server says the tool must be called as a task (execution.taskSupport "required")."""
 
     name: str
     description: str
     input_schema: JSONObject
     read_only: bool | None = None
     destructive: bool | None = None
+    task_only: bool = False
 
     @property
     def may_change_state(self) -> bool:
