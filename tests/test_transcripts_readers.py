@@ -58,6 +58,35 @@ def test_openai_chat_reads_system_text_parts_and_infers_errors_from_text():
     assert episode.outcome == Outcome(None, 0.5)  # a reward of 0.5 says nothing about correct
 
 
+def test_openai_older_function_calling_reads_each_call_and_the_function_message_that_answers_it():
+    [episode], note = read_file(DATA / "openai_functions.json")
+    assert note.format == "openai" and "older function calling" in note.reason and note.models == ("gpt-3.5-turbo-0613",)
+    assert episode.turns == (
+        UserText("Book HAT030 on 2024-05-13.", 1),
+        ToolCall("function_call@2", "book_flight", {"flight": "HAT030", "date": "2024-05-13"}, 2),
+        ToolResult("function_call@2", True, "text", "Error: flight HAT030 is full", 3),
+        ModelText("Let me look for another.", 4),
+        ToolCall("function_call@4", "search_flights", {"date": "2024-05-13"}, 4),
+        ToolResult("function_call@4", False, "text", '["HAT031"]', 5),
+        ModelText("HAT030 is full; HAT031 flies that day.", 6),
+    )
+    assert episode.system == "You book flights." and episode.outcome == Outcome(False, None)
+
+
+def test_openai_responses_items_read_as_calls_and_outputs_beside_the_messages():
+    first, second = read_file(DATA / "openai_responses.jsonl")[0]
+    assert sniff(DATA / "openai_responses.jsonl").format == "openai"
+    assert first.turns == (
+        UserText("Cancel order 12.", 0),  # the reasoning item is passed over
+        ToolCall("call_a", "cancel_order", {"order_id": "12"}, 2),
+        ToolResult("call_a", True, "text", '{"error": "order 12 has shipped"}', 3),
+        ModelText("Order 12 has shipped, so it cannot be cancelled.", 4),  # `output` follows `input`
+    )
+    assert first.id == "resp-1" and first.model == "gpt-4.1" and first.outcome == Outcome(True, 1.0)
+    assert second.turns[1] == ToolCall("call_b", "get_order", "not json", 1)
+    assert second.turns[2] == ToolResult("call_b", False, "text", "Order 13: delivered", 2)
+
+
 def test_openai_keeps_arguments_that_are_not_json_as_written_and_its_heuristic_misses_plain_words():
     raw, bare = read_file(DATA / "openai_episodes.jsonl")[0]
     assert [t.arguments for t in raw.turns if isinstance(t, ToolCall)] == ["{order: 7", "{order: 7"]
@@ -130,6 +159,8 @@ def test_plain_text_chat_is_read_as_anthropic_and_says_why(tmp_path):
     ("tau_bench_small.json", "atlas", "tau_bench_small.json: line 1: is not JSON (Expecting value); expected one "
                                       "atlas_kit results record per line"),
     ("anthropic_list.json", "tau-bench", "record 0: has no task_id, trial, reward, traj"),
+    ("openai_orphan_function.json", "auto", "record 0, message 1: a function message answers no function_call made "
+                                            "before it"),
 ])
 def test_a_malformed_file_gives_one_line_naming_the_file_the_place_and_what_was_expected(name, format, words):
     with pytest.raises(TranscriptError) as caught:

@@ -42,8 +42,9 @@ def add_transcripts(sub: Commands) -> None:
         epilog="exit codes: 0 done; 2 a file could not be read, or --out could not be written. Example: "
                "atlas-kit transcripts gpt-4o-airline.json --out results/transcripts/")
     cmd.add_argument("files", nargs="+", type=_transcript_file, metavar="FILE",
-                     help="transcript files: tau-bench trajectories, Anthropic or OpenAI chat transcripts (JSON, "
-                          "JSONL, gzipped or not), inspect_ai logs, atlas_kit results or MCP logs")
+                     help="transcript files: tau-bench trajectories, Anthropic or OpenAI transcripts (chat, "
+                          "function calling or Responses API items; JSON, JSONL, gzipped or not), inspect_ai logs, "
+                          "atlas_kit results or MCP logs")
     cmd.add_argument("--format", choices=FORMATS, default="auto",
                      help="the files' format (default: auto, which looks at each file and says what it chose)")
     cmd.add_argument("--skip-tools", type=_tools, default=[], metavar="LIST",

@@ -14,8 +14,8 @@ from typing import Mapping, Protocol, Sequence
 from ...types import JSONObject, canonical
 from ..model import Episode, Evidence, Format, Outcome, TranscriptError
 
-__all__ = ["CallBook", "Envelope", "Reader", "arguments_of", "envelopes", "evidence_of", "load_json", "load_jsonl",
-           "outcome_of", "parse_any", "read_text", "text_field"]
+__all__ = ["RESPONSE_ITEMS", "CallBook", "Envelope", "Reader", "arguments_of", "envelopes", "evidence_of", "is_message",
+           "load_json", "load_jsonl", "outcome_of", "parse_any", "read_text", "text_field"]
 
 
 class Reader(Protocol):
@@ -97,15 +97,15 @@ class Envelope:
 
 def envelopes(path: Path) -> list[Envelope]:
     """The episodes of a chat transcript file. Accepted: a JSON list of messages (one episode); a JSON object
-    with `messages`; a JSON list of such objects; or JSONL whose lines are either. A message is an object
-    with `role`."""
+    with `messages`, or with `input` (and `output`) as OpenAI's Responses API has them; a JSON list of such objects;
+    or JSONL whose lines are either. A message is an object with `role`, or a Responses API item (is_message)."""
     value, jsonl = parse_any(path)
     if isinstance(value, dict):
         return [_envelope(path, value, 0, None)]
     if not isinstance(value, list) or not value:
         raise TranscriptError(str(path), "", f"holds {_kind(value)}; expected a list of messages, an object with "
                               "'messages', or one of those per line (JSONL).")
-    if not jsonl and all(isinstance(m, dict) and "role" in m for m in value):
+    if not jsonl and all(is_message(m) for m in value):
         return [Envelope(0, None, value, {})]
     lines = [n for n, _ in load_jsonl(path)] if jsonl else [None] * len(value)
     return [_envelope(path, item, i, lines[i]) for i, item in enumerate(value)]
@@ -113,12 +113,26 @@ def envelopes(path: Path) -> list[Envelope]:
 
 def _envelope(path: Path, item: object, record: int, line: int | None) -> Envelope:
     where = f"line {line}" if line is not None else f"record {record}"
-    if isinstance(item, list) and all(isinstance(m, dict) and "role" in m for m in item):
+    if isinstance(item, list) and all(is_message(m) for m in item):
         return Envelope(record, line, item, {})
     if isinstance(item, dict) and isinstance(item.get("messages"), list):
         return Envelope(record, line, item["messages"], item)
+    if isinstance(item, dict) and isinstance(item.get("input"), list) and all(is_message(m) for m in item["input"]):
+        output = item.get("output")
+        return Envelope(record, line, [*item["input"], *(output if isinstance(output, list) else [])], item)
     raise TranscriptError(str(path), where, f"is {_kind(item)}; expected an object with a 'messages' list, or a "
                           "list of messages (objects with 'role').")
+
+
+# The items of OpenAI's Responses API that are not chat messages (no `role`): a call, its output, the model's
+# reasoning. A reader decides what each means (openai.py); here they only mark a list as a conversation.
+RESPONSE_ITEMS = frozenset({"function_call", "function_call_output", "reasoning", "custom_tool_call",
+                            "custom_tool_call_output"})
+
+
+def is_message(value: object) -> bool:
+    """Whether `value` can be one entry of a conversation: an object with `role`, or a Responses API item."""
+    return isinstance(value, dict) and ("role" in value or value.get("type") in RESPONSE_ITEMS)
 
 
 def _kind(value: object) -> str:

@@ -1,7 +1,11 @@
-"""OpenAI chat transcripts: messages with roles system/developer, user, assistant (with `tool_calls`) and tool.
+"""OpenAI transcripts: chat messages with roles system/developer, user, assistant (with `tool_calls`) and tool; the
+older function calling (an assistant's `function_call`, answered by a message with role `function`); and the
+Responses API's items (`function_call` and `function_call_output`, beside its messages).
 
-The format has no error flag on a tool message, so errors are inferred from the text by `looks_like_error`, a
+None of them has an error flag on a tool's answer, so errors are inferred from the text by `looks_like_error`, a
 heuristic stated below (every result's basis is "text"). tau_bench.py reuses `chat_turns` with its own rule.
+A legacy function call has no id: it is named `function_call@<message>`, and a `function` message answers the
+oldest call not yet answered (one call per message, in order, as that API had them).
 """
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..model import Episode, ErrorBasis, Format, ModelText, ToolCall, ToolResult, TranscriptError, Turn, UserText
-from .base import CallBook, Envelope, arguments_of, envelopes, evidence_of, outcome_of, text_field
+from .base import RESPONSE_ITEMS, CallBook, Envelope, arguments_of, envelopes, evidence_of, outcome_of, text_field
 
 __all__ = ["OpenAIReader", "chat_turns", "looks_like_error", "part_text"]
 
@@ -48,10 +52,14 @@ def chat_turns(messages: Sequence[object], path: Path, where: str, *, is_error: 
     turns: list[Turn] = []
     system: list[str] = []
     book = CallBook(path)
+    legacy: list[str] = []  # legacy function calls not yet answered, oldest first
     for i, message in enumerate(messages):
         at = f"message {i}"
         if not isinstance(message, dict):
             raise TranscriptError(str(path), f"{where}, {at}", "is not an object; expected a chat message with 'role'.")
+        if "role" not in message and message.get("type") in RESPONSE_ITEMS:
+            turns += _item(message, i, book, path, f"{where}, {at}", is_error=is_error, basis=basis)
+            continue
         _no_blocks(message.get("content"), path, f"{where}, {at}")
         role, text = message.get("role"), part_text(message.get("content"))
         if role in ("system", "developer"):
@@ -59,15 +67,37 @@ def chat_turns(messages: Sequence[object], path: Path, where: str, *, is_error: 
         elif role == "user":
             turns.append(UserText(text, i))
         elif role == "assistant":
-            turns += _assistant(message, i, text, book, path, f"{where}, {at}")
+            turns += _assistant(message, i, text, book, path, f"{where}, {at}", legacy)
         elif role == "tool":
             call_id = book.answered(text_field(message, "tool_call_id", path, f"{where}, {at}", "this tool message"),
                                    f"{where}, {at}")
             turns.append(ToolResult(call_id, is_error(text), basis, text, i))
+        elif role == "function":
+            if not legacy:
+                raise TranscriptError(str(path), f"{where}, {at}", "a function message answers no function_call "
+                                      "made before it; expected an assistant message with 'function_call' first.")
+            turns.append(ToolResult(book.answered(legacy.pop(0), f"{where}, {at}"), is_error(text), basis, text, i))
         else:
             raise TranscriptError(str(path), f"{where}, {at}", f"has role {role!r}; expected system, developer, "
-                                  "user, assistant or tool (OpenAI chat format).")
+                                  "user, assistant, tool or function (OpenAI chat format).")
     return tuple(turns), "\n\n".join(s for s in system if s)
+
+
+def _item(item: dict[str, object], i: int, book: CallBook, path: Path, where: str, *,
+          is_error: Callable[[str], bool], basis: ErrorBasis) -> list[Turn]:
+    """A Responses API item that is not a message: a call, a call's output, or reasoning (passed over)."""
+    kind = item["type"]
+    if kind in ("function_call", "custom_tool_call"):
+        call_id = text_field(item, "call_id", path, where, f"this {kind}")
+        book.made(call_id)
+        raw = item.get("arguments", "") if kind == "function_call" else item.get("input", "")
+        return [ToolCall(call_id, text_field(item, "name", path, where, f"this {kind}"), arguments_of(raw), i)]
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        call_id = book.answered(text_field(item, "call_id", path, where, f"this {kind}"), where)
+        output = item.get("output")
+        text = output if isinstance(output, str) else part_text(output)
+        return [ToolResult(call_id, is_error(text), basis, text, i)]
+    return []  # reasoning: the model's own notes, not a turn the analysis reads
 
 
 def _no_blocks(content: object, path: Path, at: str) -> None:
@@ -78,8 +108,19 @@ def _no_blocks(content: object, path: Path, at: str) -> None:
                               "chat messages (tool_calls, role 'tool'). Read it as format 'anthropic'.")
 
 
-def _assistant(message: dict[str, object], i: int, text: str, book: CallBook, path: Path, where: str) -> list[Turn]:
+def _assistant(message: dict[str, object], i: int, text: str, book: CallBook, path: Path, where: str,
+               legacy: list[str]) -> list[Turn]:
     turns: list[Turn] = [ModelText(text, i)] if text.strip() else []
+    function = message.get("function_call")
+    if function is not None:  # the older function calling: one call, no id
+        if not isinstance(function, dict):
+            raise TranscriptError(str(path), where, "'function_call' is not an object; expected {'name': ..., "
+                                  "'arguments': ...}.")
+        call_id = f"function_call@{i}"
+        book.made(call_id)
+        legacy.append(call_id)
+        name = text_field(function, "name", path, where, "this function_call")
+        turns.append(ToolCall(call_id, name, arguments_of(function.get("arguments", "")), i))
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
         raise TranscriptError(str(path), where, "'tool_calls' is not a list; expected a list of tool calls.")

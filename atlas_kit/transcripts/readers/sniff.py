@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Format, TranscriptError
-from .base import envelopes, parse_any, read_text
+from .base import RESPONSE_ITEMS, envelopes, parse_any, read_text
 
 __all__ = ["Sniffed", "sniff"]
 
@@ -59,7 +59,14 @@ def _block_types(messages: list[dict[str, object]]) -> set[object]:
 def _chat(messages: list[dict[str, object]]) -> Sniffed:
     if _block_types(messages) & {"tool_use", "tool_result"}:
         return Sniffed("anthropic", "chat messages with tool_use / tool_result blocks, Anthropic's Messages format")
-    if any("tool_calls" in m or m.get("role") in ("tool", "system", "developer") for m in messages):
+    if any("tool_calls" in m or m.get("role") == "tool" for m in messages):
         return Sniffed("openai", "chat messages with tool_calls or role 'tool', OpenAI's chat format")
+    if any("function_call" in m or m.get("role") == "function" for m in messages):
+        return Sniffed("openai", "chat messages with function_call or role 'function', OpenAI's older function "
+                       "calling")
+    if any("role" not in m and m.get("type") in RESPONSE_ITEMS for m in messages):
+        return Sniffed("openai", "items with function_call / function_call_output, OpenAI's Responses API")
+    if any(m.get("role") in ("system", "developer") for m in messages):
+        return Sniffed("openai", "chat messages with role 'system' or 'developer', OpenAI's chat format")
     return Sniffed("anthropic", "chat messages with no tool calls in either format's shape; read as Anthropic "
                    "Messages (both formats read plain text alike)")
