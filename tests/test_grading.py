@@ -117,6 +117,13 @@ def test_the_command_prints_a_summary_and_names_each_bad_row(graded):
         if case.status != "ok":
             assert f"  {case.learner}: {case.status}" in printed
     assert str(out / "grades.csv") in printed
+    attempts = [e for e in expected if e.status != "unreadable"]
+    for i, key in enumerate(_keys()):  # every attempt is counted once: passed, wrong, not answered or not graded
+        kinds = [e.outcomes[i] for e in attempts]
+        line = next(line for line in printed.splitlines() if line.startswith(f"  {key} "))
+        assert (f": {kinds.count('right')} of {len(attempts)} passed, {kinds.count('wrong')} wrong, "
+                f"{kinds.count('blank')} not answered") in line, line
+        assert (f"{kinds.count('not_graded')} not graded" in line) is ("not_graded" in kinds), line
 
 
 def test_every_registered_exercise_is_planned_from_its_solution():

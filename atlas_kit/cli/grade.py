@@ -34,7 +34,9 @@ def grade_command(args: argparse.Namespace) -> int:
         print("  Not enforced without bubblewrap (apt install bubblewrap): the notebooks could read and write your "
               "files and leave a process running; report.html says what was.")
     for s in summarize(book):
-        print(f"  {s.key} {s.title}: {s.passed} of {s.rows} passed, {s.blank} not answered")
+        wrong = s.rows - s.passed - s.blank - s.not_graded
+        unseen = f", {s.not_graded} not graded (below)" if s.not_graded else ""
+        print(f"  {s.key} {s.title}: {s.passed} of {s.rows} passed, {wrong} wrong, {s.blank} not answered{unseen}")
     for g in book.grades:
         if g.status != "ok":
             print(f"  {shown(g.learner)}: {g.status}{' - ' + shown(g.notes[-1]) if g.notes else ''}")
