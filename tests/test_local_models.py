@@ -34,6 +34,7 @@ def a_key_in_the_environment(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_CUSTOM_HEADERS", f"X-Gateway-Token: {KEY}\nAuthorization: Bearer {KEY}")
     monkeypatch.delenv("ATLAS_MODEL", raising=False)
     monkeypatch.delenv("ATLAS_BASE_URL", raising=False)
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
 
 
 def _no_key_reached(fake) -> None:
@@ -68,6 +69,35 @@ def test_the_env_and_the_chapters_parameter_take_the_same_spelling(monkeypatch):
         assert isinstance(choice.provider, Ollama) and choice.provider.base_url == fake.base_url
         assert choice.source.label.startswith(f"live (local: {MODEL} via Ollama, ")
         assert choice.source.local and not choice.source.costs_money and choice.mode == "live"
+
+
+@pytest.mark.parametrize("value, url", [
+    ("0.0.0.0", "http://0.0.0.0:11434"), ("127.0.0.1:11500", "http://127.0.0.1:11500"), (":11500", "http://127.0.0.1:11500"),
+    ("http://gpu-box", "http://gpu-box:80"), ("https://ollama.example.com/", "https://ollama.example.com:443"),
+    (" 'localhost:9999' ", "http://localhost:9999"), ("[::1]:11434", "http://[::1]:11434"), ("::1", "http://[::1]:11434"),
+    ("gpu-box:notaport", "http://gpu-box:11434"), ("", None), ("  ", None),
+])
+def test_ollama_host_is_read_as_ollamas_own_client_reads_it(value, url):
+    from atlas_kit.models.providers.ollama import ollama_host
+    assert ollama_host(value) == url
+
+
+def test_ollama_is_found_where_ollama_host_says_unless_an_address_is_given(monkeypatch):
+    with OllamaFake(models=[MODEL]) as fake:
+        monkeypatch.setenv("OLLAMA_HOST", fake.base_url.removeprefix("http://"))  # as people set it: host:port
+        choice = choose_model(f"ollama:{MODEL}")
+        assert choice.provider.base_url == fake.base_url
+        _preflight(choice.provider)
+        with OllamaFake(models=[MODEL]) as other:
+            monkeypatch.setenv("ATLAS_BASE_URL", other.base_url)  # the course's own setting comes first
+            assert choose_model(f"ollama:{MODEL}").provider.base_url == other.base_url
+            assert Ollama(fake.base_url).base_url == fake.base_url
+    with pytest.raises(ProviderError, match=r"start it with `ollama serve`, or check OLLAMA_HOST \(the address came "
+                                            r"from it\)\.$"):
+        _preflight(Ollama())
+    monkeypatch.setenv("OLLAMA_HOST", "ftp://nowhere")
+    with pytest.raises(ProviderError, match=r"^OLLAMA_HOST \('ftp://nowhere', read as Ollama reads it\) must be an http"):
+        Ollama()
 
 
 # --- a run ------------------------------------------------------------------------------------------------

@@ -117,8 +117,10 @@ class LocalServer(Provider):
     context_setting: ClassVar[str] = "the server's context-size setting"  # how to raise the window
     start_hint: ClassVar[str] = "start the server"
 
-    def __init__(self, base_url: str | None = None) -> None:
+    def __init__(self, base_url: str | None = None, *, address_from: str | None = None) -> None:
+        """`address_from`: the environment variable `base_url` was read from, named when nothing answers there."""
         self._url = check_url(base_url or self.default_url, what=f"the {self.name} address")
+        self._from = f", or check {address_from} (the address came from it)" if address_from else ""
         self.watch = ContextWatch(self.server_name, self.context_setting)
 
     @property
@@ -163,7 +165,8 @@ class LocalServer(Provider):
             raise ProviderError(f"{self.server_name} at {self._url} did not answer within "
                                 f"{PREFLIGHT_TIMEOUT.connect:.0f} s: is it busy or stuck? Restart it and run again.") from None
         except httpx2.HTTPError:
-            raise ProviderError(f"{self.server_name} is not running at {self._url}: {self.start_hint}.") from None
+            raise ProviderError(f"{self.server_name} is not running at {self._url}: {self.start_hint}{self._from}.") \
+                from None
 
     def unreadable(self, path: str, got: object) -> ProviderError:
         """The line for an answer in a shape this server would not give: probably another program on that port."""

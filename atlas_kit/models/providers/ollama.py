@@ -7,13 +7,17 @@ a prompt longer than its window silently, so a window it does not state gets a n
 """
 from __future__ import annotations
 
+import ipaddress
+import os
 import re
 from typing import ClassVar
 
 from ..provider import Preflight, ProviderError
-from .local import LocalServer, json_object
+from .local import LocalServer, check_url, json_object
 
-__all__ = ["Ollama"]
+__all__ = ["HOST_ENV", "Ollama", "ollama_host"]
+
+HOST_ENV = "OLLAMA_HOST"  # where Ollama's own command line finds the server; an explicit address comes first
 
 TOOL_MODELS = "qwen3:4b or llama3.2:3b"  # pulled in the README; both use tools through Ollama
 
@@ -27,7 +31,10 @@ class Ollama(LocalServer):
     start_hint: ClassVar = "start it with `ollama serve`"
 
     def __init__(self, base_url: str | None = None) -> None:
-        super().__init__(base_url)
+        from_env = None if base_url else ollama_host(os.environ.get(HOST_ENV, ""))
+        if from_env:
+            check_url(from_env, what=f"{HOST_ENV} ({os.environ.get(HOST_ENV, '').strip()!r}, read as Ollama reads it)")
+        super().__init__(base_url or from_env, address_from=HOST_ENV if from_env else None)
         self.watch.learn_window = self.loaded_window  # Ollama states the window once the model is loaded
 
     def loaded_window(self, model: str) -> int | None:
@@ -80,3 +87,33 @@ def _trained_length(show: dict[str, object]) -> int | None:
         return None
     lengths = [v for k, v in info.items() if k.endswith(".context_length") and isinstance(v, int)]
     return lengths[0] if lengths else None
+
+
+def ollama_host(value: str) -> str | None:
+    """The address OLLAMA_HOST names, read as Ollama's own client reads it (envconfig's getOllamaHost): quotes and
+    spaces trimmed; no scheme is http; a missing port is 11434 without a scheme, 80 with http:// and 443 with
+    https://; a bare host, IP or [IPv6] keeps that port. None when the variable is empty."""
+    value = value.strip().strip("\"'").strip()
+    if not value:
+        return None
+    scheme, found, rest = value.partition("://")
+    if not found:
+        scheme, rest, port = "http", value, "11434"
+    else:
+        port = {"http": "80", "https": "443"}.get(scheme, "11434")
+    rest = rest.rstrip("/")
+    if rest.startswith("[") and "]" in rest:  # [IPv6] or [IPv6]:port
+        host, _, after = rest[1:].partition("]")
+        given = after[1:] if after.startswith(":") else ""
+    elif rest.count(":") == 1:  # host:port
+        host, _, given = rest.partition(":")
+    else:  # a bare host, or an IPv6 address without brackets (no port can be told from it)
+        host, given = rest, ""
+    if given.isdigit() and int(given) <= 65535:
+        port = given  # a port Ollama cannot read leaves its default, as Ollama's client does
+    host = host or "127.0.0.1"
+    try:
+        shown = f"[{host}]" if ipaddress.ip_address(host).version == 6 else host
+    except ValueError:
+        shown = host
+    return f"{scheme}://{shown}:{port}"
