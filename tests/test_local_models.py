@@ -8,6 +8,7 @@ sweep that is labelled local, costs nothing and says how long it will take.
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import anthropic
@@ -59,6 +60,17 @@ def test_a_bare_name_with_a_base_url_is_another_compatible_server_and_an_empty_l
     assert parse_model("qwen3", base_url="http://127.0.0.1:1234").server == "compatible"
     with pytest.raises(ValueError, match=r"names no model: write ollama:<model>, such as ollama:qwen3:4b"):
         parse_model("ollama:")
+    for bare in ("ollama", "llamacpp"):  # the server alone, no model: refused, never a Claude call or the stand-in
+        with pytest.raises(ValueError, match=rf"^'{bare}' names no model: write {bare}:<model>"):
+            parse_model(bare)
+
+
+@pytest.mark.parametrize("text", ["qwen3:4b", "llama3.2:3b", "gpt-oss:20b"])
+def test_a_local_models_name_without_its_server_is_refused_with_the_spelling_that_works(text):
+    with pytest.raises(ValueError, match=rf"^'{re.escape(text)}' is not a Claude model's name: a model Ollama serves is "
+                                         rf"written ollama:{re.escape(text)}, one llama-server serves llamacpp:"):
+        parse_model(text)
+    assert parse_model(text, base_url="http://127.0.0.1:1234").server == "compatible"  # another server's, by address
 
 
 def test_the_env_and_the_chapters_parameter_take_the_same_spelling(monkeypatch):

@@ -58,6 +58,13 @@ def parse_model(text: str, *, base_url: str | None = None) -> Spelling:
     if text in OFFLINE_ALIASES:
         return Spelling("standin", OFFLINE_MODEL)
     prefix, sep, rest = text.partition(":")
+    if text in _LOCAL:
+        raise AtlasKitValueError(f"{text!r} names no model: write {text}:<model>, such as {text}:qwen3:4b.")
+    if sep and prefix not in _LOCAL and not base_url and not text.startswith("claude"):
+        # Claude's names have no colon; Ollama's do (qwen3:4b): a local model written without its server.
+        raise AtlasKitValueError(f"{text!r} is not a Claude model's name: a model Ollama serves is written "
+                                 f"ollama:{text}, one llama-server serves llamacpp:{text}, and another server's needs "
+                                 "its address (base_url=, or --base-url).")
     if sep and prefix in _LOCAL:
         if not rest.strip():
             raise AtlasKitValueError(f"{text!r} names no model: write {prefix}:<model>, such as {prefix}:qwen3:4b.")
