@@ -105,3 +105,24 @@ def test_failures_that_are_not_atlas_kit_s_own_are_not_atlas_kit_errors() -> Non
 def test_the_base_is_listed_at_the_top() -> None:
     assert {"AtlasKitError", "AtlasKitKeyError", "AtlasKitTypeError", "AtlasKitValueError"} <= set(atlas_kit.__all__)
     assert atlas_kit.AtlasKitError is AtlasKitError
+
+
+def test_in_a_notebook_an_atlas_kit_error_shows_its_line_and_yours_not_a_traceback(capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        result = shell.run_cell("from atlas_kit.models.choose import parse_model\n\nparse_model('qwen3:4b')\n")
+        shown = capsys.readouterr()
+    finally:
+        InteractiveShell.clear_instance()
+    assert isinstance(result.error_in_exec, AtlasKitValueError)
+    text = shown.out + shown.err
+    assert "ValueError: 'qwen3:4b' is not a Claude model's name" in text
+    assert "(raised by your line 3: parse_model('qwen3:4b'))" in text
+    assert "Traceback" not in text and "choose.py" not in text  # none of atlas_kit's own frames
+
+
+def test_an_error_never_raised_renders_its_line_alone():
+    assert AtlasKitValueError("bad seed; pass a whole number.")._render_traceback_() == [
+        "ValueError: bad seed; pass a whole number."]

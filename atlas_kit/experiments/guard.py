@@ -19,6 +19,7 @@ from ..models.pricing import Estimate
 from ..models.replies import FATAL
 from .results import API_FAILURE, record_kind
 from ..types import Record, Source
+from ..types.exceptions import OneLine
 from .episodes import Episode
 from ..models.transport import request_tokens
 
@@ -31,18 +32,11 @@ _LIMIT = {"usd": DEFAULT_MAX_COST_USD}
 FAILURES_IN_A_ROW = 10  # this many episodes in a row ending at the API stop a sweep: an outage, not bad luck
 
 
-class _OneLine:
-    """In a notebook, show the message alone: what to change, not a traceback of our own code."""
-
-    def _render_traceback_(self) -> list[str]:  # IPython's hook for exceptions that render themselves
-        return [f"{type(self).__name__}: {self}"]
-
-
-class SweepRefused(_OneLine, ValueError):
+class SweepRefused(OneLine, ValueError):
     """A live sweep that did not start: its estimate is above the limit, or nobody confirmed it."""
 
 
-class SweepStopped(_OneLine, RuntimeError):
+class SweepStopped(OneLine, RuntimeError):
     """A sweep stopped early for a reason a rerun cannot fix by itself (a rejected key, an outage)."""
 
     def __init__(self, message: str, *, cause: StopCause) -> None:
@@ -50,7 +44,7 @@ class SweepStopped(_OneLine, RuntimeError):
         self.cause = cause
 
 
-class SweepInterrupted(_OneLine, KeyboardInterrupt):
+class SweepInterrupted(OneLine, KeyboardInterrupt):
     """Ctrl-C (or a kernel interrupt) during a sweep; every finished episode is on disk."""
 
     def __init__(self, done: int, left: int) -> None:

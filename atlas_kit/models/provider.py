@@ -53,9 +53,6 @@ class Capabilities:
 class ProviderError(AtlasKitValueError):
     """A provider that cannot serve this run: the message is one line that says what to do."""
 
-    def _render_traceback_(self) -> list[str]:  # IPython: show the line, not a traceback of our own code
-        return [f"{type(self).__name__}: {self}"]
-
 
 @dataclass(frozen=True)
 class Preflight:
