@@ -4,6 +4,7 @@ import asyncio
 import datetime
 import json
 import logging
+import re
 from typing import Annotated, Any, Literal
 
 import jsonschema
@@ -297,6 +298,8 @@ def test_the_breaker_fires_on_a_repeated_triple_whatever_the_message_says(runner
     assert first["error"] == "not_found" and not first["message"] == second["message"]
     assert second["error"] == "limit_exceeded" and second["next"]["branch"] == "stop" and second["retryable"] is False
     assert "2 times" in second["message"] and "3 times" in third["message"]
+    # the runner hands nothing to a person, so the model is not told to say it did
+    assert not re.search(r"person|colleague|human|passing", second["next"]["say"], re.I)
     assert conv.breaker_fired and conv.loop_break is not None
     assert (conv.loop_break.tool, conv.loop_break.error, conv.loop_break.count) == ("missing", "not_found", 2)
     assert calls == ["INV-00404", "INV-00404"]  # once tripped, the same call is answered without running

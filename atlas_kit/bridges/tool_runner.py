@@ -73,8 +73,8 @@ DEFAULT_NEXT: dict[ErrorCode, Next] = {
 # except invalid_argument. The code that repeated is kept in the trace and in `Conversation.loop_break`.
 BREAKER_MESSAGE = ("This exact call has been made {count} times and fails the same way each time, "
                    "so it will not be run again in this conversation.")
-_BREAKER_NEXT = stop("Do not call it again with these arguments; tell the user it could not be done and that "
-                     "you are passing the request to a person.")
+# The runner hands nothing over, so the model is not told to say it did.
+_BREAKER_NEXT = stop("Do not call it again with these arguments; tell the user it could not be done.")
 
 # The SDK's runner never tells a tool its tool_use id; the body the model reads does not include one.
 _NO_ID = "toolu_from_sdk_runner"
