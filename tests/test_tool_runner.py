@@ -262,6 +262,8 @@ def test_a_plain_tool_failure_gets_its_codes_default_next(code):
     assert got == {"error": code.value, "message": "That did not work for this account.",
                    "retryable": RETRYABLE[code], "next": DEFAULT_NEXT[code].to_json()}
     assert "ORA-00054" in conv.trace.of_kind("error")[0]["detail"] and "row 12" in conv.trace.of_kind("error")[0]["detail"]
+    # the runner cannot know the agent has a person to hand to, so no default offers one
+    assert not re.search(r"person|colleague|human|escalat", got["next"]["say"], re.I)
 
 
 def test_an_authors_next_is_kept():
