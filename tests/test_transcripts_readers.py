@@ -198,7 +198,7 @@ _SCALARS = st.none() | st.booleans() | st.integers(-2, 2) | st.floats(0, 1) | st
     ["", "x", "c1", "c2", "Error: no", "{}", '{"a": 1}', "text", "tool_use", "tool_result", "simulated", "live"])
 _ANY = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
     ["type", "text", "id", "name", "a"]), inner, max_size=3), max_leaves=8)
-_BLOCK = st.fixed_dictionaries({"type": st.sampled_from(["text", "tool_use", "tool_result", "thinking"]) | _SCALARS},
+_BLOCK = st.fixed_dictionaries({"type": st.sampled_from(["text", "tool_use", "tool_result", "thinking"]) | _ANY},
                                optional={k: _ANY for k in ("id", "name", "input", "tool_use_id", "is_error", "text",
                                                            "content")})
 _CALL = st.fixed_dictionaries({}, optional={"id": st.sampled_from(["c1", "c2"]) | _SCALARS,
@@ -208,6 +208,10 @@ _MESSAGE = st.fixed_dictionaries(
     {"role": st.sampled_from(["user", "assistant", "tool", "system", "robot"]) | _SCALARS},
     optional={"content": _SCALARS | st.lists(_BLOCK, max_size=3), "tool_calls": st.lists(_CALL, max_size=2) | _ANY,
               "tool_call_id": st.sampled_from(["c1", "c2"]) | _SCALARS})
+# A Responses API item (no role): its type may be any JSON, a list or an object included.
+_ITEM = st.fixed_dictionaries({"type": st.sampled_from(["function_call", "function_call_output", "reasoning",
+                                                        "message"]) | _ANY},
+                              optional={k: _ANY for k in ("call_id", "name", "arguments", "output", "id")})
 _EPISODE = st.fixed_dictionaries({}, optional={
     "messages": st.lists(_MESSAGE, max_size=5) | _ANY, "traj": st.lists(_MESSAGE, max_size=5) | _ANY,
     "task_id": _SCALARS, "trial": _SCALARS, "reward": _SCALARS, "correct": _SCALARS, "model": _SCALARS,
@@ -217,8 +221,26 @@ _RECORD = st.fixed_dictionaries({k: _SCALARS for k in ("correct", "hit_error", "
                                                        "tool_calls", "error_codes", "source_kind", "source")} |
                                 {"key": st.just("k")}, optional={"calls": st.lists(_ANY, max_size=2) | _ANY,
                                                                  "answer": _ANY})
-_FILE = (st.lists(_MESSAGE, max_size=5) | st.lists(_EPISODE, min_size=1, max_size=3) | _EPISODE | _ANY
+_FILE = (st.lists(_MESSAGE, max_size=5) | st.lists(_MESSAGE | _ITEM, min_size=1, max_size=5)
+         | st.lists(_EPISODE, min_size=1, max_size=3) | _EPISODE | _ANY
          | st.lists(_RECORD, min_size=1, max_size=2))
+
+
+@pytest.mark.parametrize("value", [
+    [{"type": ["function_call"], "call_id": "c1"}],  # an item whose type is a list (once a TypeError)
+    [{"type": {"a": 1}}, {"role": "user", "content": "hi"}],
+    [{"role": "assistant", "content": [{"type": ["tool_use"], "id": "c1"}, {"type": {"x": 1}}]}],
+])
+@pytest.mark.parametrize("format", ["auto", "openai", "anthropic"])
+def test_a_type_that_is_no_string_is_read_or_refused_in_one_line(tmp_path, value, format):
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(value))
+    try:
+        episodes, _ = read_file(path, format=format)
+    except TranscriptError as err:
+        assert "\n" not in str(err) and str(err).startswith(str(path))
+    else:
+        assert episodes and all(isinstance(e.turns, tuple | list) for e in episodes)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

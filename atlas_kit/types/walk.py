@@ -29,7 +29,8 @@ def content_blocks(content: object) -> Iterator[Block]:
             dump = getattr(item, "model_dump", None)
             fields = _FIELDS.get(str(getattr(item, "type", "")), ())
             item = dump(exclude_none=True) if callable(dump) else {f: getattr(item, f) for f in fields if hasattr(item, f)}
-        if isinstance(item, dict) and item.get("type") in _FIELDS:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if isinstance(kind, str) and kind in _FIELDS:  # any JSON may stand where a type should
             yield typing.cast(Block, item)
 
 

@@ -130,9 +130,18 @@ RESPONSE_ITEMS = frozenset({"function_call", "function_call_output", "reasoning"
                             "custom_tool_call_output"})
 
 
+def is_response_item(value: object) -> bool:
+    """Whether `value` is a Responses API item: an object with no `role` whose `type` names one (any JSON may
+    stand where a type should, a list or an object included)."""
+    if not isinstance(value, dict) or "role" in value:
+        return False
+    kind = value.get("type")
+    return isinstance(kind, str) and kind in RESPONSE_ITEMS
+
+
 def is_message(value: object) -> bool:
     """Whether `value` can be one entry of a conversation: an object with `role`, or a Responses API item."""
-    return isinstance(value, dict) and ("role" in value or value.get("type") in RESPONSE_ITEMS)
+    return isinstance(value, dict) and ("role" in value or is_response_item(value))
 
 
 def _kind(value: object) -> str:

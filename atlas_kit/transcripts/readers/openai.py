@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..model import Episode, ErrorBasis, Format, ModelText, ToolCall, ToolResult, TranscriptError, Turn, UserText
-from .base import RESPONSE_ITEMS, CallBook, Envelope, arguments_of, envelopes, evidence_of, outcome_of, text_field
+from .base import (CallBook, Envelope, arguments_of, envelopes, evidence_of, is_response_item, outcome_of,
+                   text_field)
 
 __all__ = ["OpenAIReader", "chat_turns", "looks_like_error", "part_text"]
 
@@ -57,7 +58,7 @@ def chat_turns(messages: Sequence[object], path: Path, where: str, *, is_error: 
         at = f"message {i}"
         if not isinstance(message, dict):
             raise TranscriptError(str(path), f"{where}, {at}", "is not an object; expected a chat message with 'role'.")
-        if "role" not in message and message.get("type") in RESPONSE_ITEMS:
+        if is_response_item(message):
             turns += _item(message, i, book, path, f"{where}, {at}", is_error=is_error, basis=basis)
             continue
         _no_blocks(message.get("content"), path, f"{where}, {at}")

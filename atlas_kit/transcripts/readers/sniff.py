@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Format, TranscriptError
-from .base import RESPONSE_ITEMS, envelopes, parse_any, read_text
+from .base import envelopes, is_response_item, parse_any, read_text
 
 __all__ = ["Sniffed", "sniff"]
 
@@ -52,7 +52,7 @@ def _block_types(messages: list[dict[str, object]]) -> set[object]:
     for m in messages:
         content = m.get("content")
         if isinstance(content, list):
-            found |= {b.get("type") for b in content if isinstance(b, dict)}
+            found |= {b["type"] for b in content if isinstance(b, dict) and isinstance(b.get("type"), str)}
     return found
 
 
@@ -64,7 +64,7 @@ def _chat(messages: list[dict[str, object]]) -> Sniffed:
     if any("function_call" in m or m.get("role") == "function" for m in messages):
         return Sniffed("openai", "chat messages with function_call or role 'function', OpenAI's older function "
                        "calling")
-    if any("role" not in m and m.get("type") in RESPONSE_ITEMS for m in messages):
+    if any(is_response_item(m) for m in messages):
         return Sniffed("openai", "items with function_call / function_call_output, OpenAI's Responses API")
     if any(m.get("role") in ("system", "developer") for m in messages):
         return Sniffed("openai", "chat messages with role 'system' or 'developer', OpenAI's chat format")
