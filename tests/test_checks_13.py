@@ -591,3 +591,11 @@ def test_a_wrong_retry_fails_and_says_on_which_case(what, answer, fragment):
     fb = check("13.2", answer)
     assert not fb.ok and fb.message != BLANK
     assert fragment in fb.message, fb.message
+
+
+def test_answerable_keeps_each_ids_first_block_whatever_value_the_id_is():
+    first = {"type": "tool_use", "id": ["x"], "name": "a", "input": {}}
+    content = [first, {"type": "tool_use", "id": ["x"], "name": "b", "input": {}},
+               {"type": "tool_use", "id": "toolu_1", "name": "c", "input": {}}, {"type": "text", "text": "hi"}]
+    assert [b["name"] for b in answerable(content)] == ["a", "c"]  # a list id once raised TypeError
+    assert answerable(content)[0] is first

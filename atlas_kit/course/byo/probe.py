@@ -231,11 +231,12 @@ def run(fn: DispatchFunction, turns: Turns) -> Outcome:
 
 def answerable(blocks: Sequence[JSONObject]) -> list[JSONObject]:
     """The tool_use blocks a message's results answer: each id's first block, as the library's Dispatcher answers."""
-    seen: set[object] = set()
+    seen: set[str] = set()
     uses = []
     for b in blocks:
-        if b.get("type") == "tool_use" and b.get("id") not in seen:
-            seen.add(b.get("id"))
+        key = json.dumps(b.get("id"), sort_keys=True, default=repr)  # a learner's loop may put any value there
+        if b.get("type") == "tool_use" and key not in seen:
+            seen.add(key)
             uses.append(b)
     return uses
 
