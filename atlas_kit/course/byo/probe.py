@@ -234,8 +234,10 @@ def answerable(blocks: Sequence[JSONObject]) -> list[JSONObject]:
     seen: set[str] = set()
     uses = []
     for b in blocks:
+        if b.get("type") != "tool_use":
+            continue
         key = json.dumps(b.get("id"), sort_keys=True, default=repr)  # a learner's loop may put any value there
-        if b.get("type") == "tool_use" and key not in seen:
+        if key not in seen:
             seen.add(key)
             uses.append(b)
     return uses
