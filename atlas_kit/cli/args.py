@@ -33,7 +33,10 @@ def _one_line(err: BaseException) -> str:
     """An error as one line with any secret redacted: an OSError as its reason and file name."""
     from ..contract.redaction import redact
 
-    text = f"{err.strerror}: {err.filename}" if isinstance(err, OSError) and err.strerror else str(err)
+    if isinstance(err, OSError) and err.strerror:
+        text = f"{err.strerror}: {err.filename}" if err.filename is not None else err.strerror
+    else:
+        text = str(err)
     return redact(" ".join(text.split()))
 
 

@@ -5,10 +5,18 @@ lives in atlas_kit/transcripts and transcript_charts.py; chapter "Errors in the 
 from __future__ import annotations
 
 import argparse
+import errno
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .args import Commands, _one_line
+
+if TYPE_CHECKING:
+    from ..transcripts import Transcripts
 
 __all__ = ["add_transcripts", "transcripts_command"]
 
@@ -57,7 +65,7 @@ def add_transcripts(sub: Commands) -> None:
 
 def transcripts_command(args: argparse.Namespace) -> int:
     """Exit 0 when the dashboard was printed (and written); 2 when a file could not be read or --out written."""
-    from ..transcripts import TranscriptError, dashboard, error_events, read_transcripts, write_error_csv
+    from ..transcripts import TranscriptError, dashboard, read_transcripts
 
     try:
         transcripts = read_transcripts(args.files, format=args.format)
@@ -68,13 +76,32 @@ def transcripts_command(args: argparse.Namespace) -> int:
     if args.out is None:
         return 0
     try:
-        from ..face.transcript_charts import save_transcript_charts
-
-        events = error_events(transcripts.episodes, skip=args.skip_tools)
-        written = [write_error_csv(events, args.out / "transcripts_errors.csv"),
-                   *save_transcript_charts(transcripts, args.out, skip=args.skip_tools)]
+        written = _write_out(transcripts, args.out, args.skip_tools)
     except OSError as err:
-        print(f"atlas-kit transcripts: error: --out {args.out}: {_one_line(err)}", file=sys.stderr)
+        print(f"atlas-kit transcripts: error: --out {args.out}: {_one_line(err)}; nothing was written there.",
+              file=sys.stderr)
         return 2
     print("\n" + "\n".join(f"wrote {path}" for path in written))
     return 0
+
+
+def _write_out(transcripts: Transcripts, out: Path, skip: list[str]) -> list[Path]:
+    """The CSV and the charts, all or none: written into a hidden folder in `out` first, then each moved into place
+    (a move replaces a link with the file, never writes through it). A failure leaves `out` as it was."""
+    from ..face.transcript_charts import save_transcript_charts
+    from ..transcripts import error_events, write_error_csv
+
+    out.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out, prefix=".transcripts-"))
+    try:
+        made = [write_error_csv(error_events(transcripts.episodes, skip=skip), staging / "transcripts_errors.csv"),
+                *save_transcript_charts(transcripts, staging, skip=skip)]
+        for path in made:
+            target = out / path.name
+            if target.is_dir() and not target.is_symlink():
+                raise IsADirectoryError(errno.EISDIR, "a folder stands where a file goes", str(target))
+        for path in made:
+            os.replace(path, out / path.name)
+        return [out / path.name for path in made]
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -177,8 +177,17 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     path = Path(path)
     if not path.exists():
         return []
-    lines = path.read_bytes().split(b"\n")
+    return parse_records(path.read_bytes(), path)
+
+
+def parse_records(data: bytes, path: str | os.PathLike[str], *, last_if_whole: bool = False) -> list[Record]:
+    """read_records on a file's bytes already read (`path` names it in errors). With `last_if_whole`, a last line
+    without a newline is kept when it is a whole record (a file someone wrote without a final newline); resuming
+    never keeps it, since the next record would be appended to that line."""
+    lines = data.split(b"\n")
     complete = lines[:-1]  # the piece after the last newline is empty, or a partial line
+    if last_if_whole and lines[-1].strip() and _whole(lines[-1]):
+        complete = lines
     records: dict[str, Record] = {}
     for n, line in enumerate(complete, start=1):
         if not line.strip():
@@ -195,6 +204,14 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
             records.pop(record["key"], None)  # a rerun takes the place of the failed copy, at the end
             records[record["key"]] = cast(Record, record)
     return list(records.values())
+
+
+def _whole(line: bytes) -> bool:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and "key" in record
 
 
 def _legacy_kind(label: object) -> SourceKind | None:

@@ -8,7 +8,7 @@ from .excerpt import EXCERPT_COLUMNS, ended, excerpt_rows, turn_text
 from .analysis import (NEXT_ACTIONS, ActionCount, EpisodeRow, ErrorEvent, LoopRow, Next, NextAction, episode_rows,
     error_events, find_episode, hit_error, loops, next_action, next_action_counts, window)
 from .groups import ErrorGroup, error_groups
-from .masking import mask
+from .masking import MASKED_CHARS, mask
 from .model import (FORMATS, Episode, ErrorBasis, Evidence, FileRead, Format, ModelText, Outcome, Summary, ToolCall,
     ToolResult, TranscriptError, Transcripts, Turn, UserText)
 from .readers import READERS, FormatChoice, Sniffed, read_file, read_transcripts, record_episodes, run_episode, sniff
@@ -20,7 +20,7 @@ from .rubric import (HEURISTIC, RULE_LABELS, NextStepRecovery, RubricReading, Ru
 from .shipped import TAU_BENCH, Provenance, tau_bench_airline, tau_bench_licence, tau_bench_policy
 
 __all__ = [
-    "ACTION_LABELS", "CSV_COLUMNS", "EXCERPT_COLUMNS", "HEURISTIC", "RULE_LABELS", "ActionCount", "Episode",
+    "ACTION_LABELS", "CSV_COLUMNS", "EXCERPT_COLUMNS", "HEURISTIC", "MASKED_CHARS", "RULE_LABELS", "ActionCount", "Episode",
     "EpisodeRow", "ErrorBasis", "ErrorEvent", "ErrorGroup", "Evidence", "FORMATS", "FileRead", "Format", "FormatChoice",
     "LoopRow", "ModelText", "NEXT_ACTIONS", "Next", "NextAction", "NextStepRecovery", "OBSERVATIONAL", "Outcome",
     "Provenance", "READERS", "Recovery", "RubricReading", "RuleCount", "TaskSplit", "Sniffed", "Summary", "TAU_BENCH", "ToolCall",

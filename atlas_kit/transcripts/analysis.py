@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Iterable, Literal, Sequence
 
 from ..types import JSONObject, canonical
-from .masking import mask
+from .masking import masked
 from .model import Episode, ErrorBasis, Evidence, ToolCall, ToolResult, Turn
 
 __all__ = ["NEXT_ACTIONS", "ActionCount", "EpisodeRow", "ErrorEvent", "LoopRow", "Next", "NextAction", "episode_rows",
@@ -37,7 +37,9 @@ class ErrorEvent:
     """One tool error that reached the model: the call it answered (tool, arguments), the text the model read,
     that text masked (mask.py), how the error was known, what the model did next, and the episode's outcome.
     `ordinal` is 1 for the episode's first error; `position` is the error's index in the episode's turns;
-    `model` and `evidence` are the episode's. The contract rubric (rubric.py) reads `tool`, `arguments`, `text`."""
+    `model` and `evidence` are the episode's. The contract rubric (rubric.py) reads `tool`, `arguments`, `text`.
+    `text` and `arguments` are the data's own (a key in them is there for the rubric to find); `masked` is redacted
+    first (masking.masked), and every output (the dashboard, the CSV, the charts) shows only redacted text."""
 
     file: str
     episode: str
@@ -159,12 +161,22 @@ def next_action(episode: Episode, position: int, *, skip: Iterable[str] = ()) ->
 
 
 def _without(turns: Sequence[Turn], skip: frozenset[str]) -> list[Turn]:
-    """`turns` less the calls to the tools in `skip` and the results that answer them."""
+    """`turns` less the calls to the tools in `skip` and the results that answer them. A result answers the latest
+    call before it with its id (some logs use one id for two calls: tau-bench does), so a real call that shares an
+    id with a skipped one stays, and so does its result."""
     if not skip:
         return list(turns)
-    skipped = {t.id for t in turns if isinstance(t, ToolCall) and t.tool in skip}
-    return [t for t in turns if not (isinstance(t, ToolCall) and t.id in skipped)
-            and not (isinstance(t, ToolResult) and t.call_id in skipped)]
+    kept: list[Turn] = []
+    latest: dict[str, str] = {}  # call id -> the tool of the latest call with it so far
+    for t in turns:
+        if isinstance(t, ToolCall):
+            latest[t.id] = t.tool
+            if t.tool in skip:
+                continue
+        elif isinstance(t, ToolResult) and latest.get(t.call_id) in skip:
+            continue
+        kept.append(t)
+    return kept
 
 
 def error_events(episodes: Iterable[Episode], *, skip: Iterable[str] = ()) -> list[ErrorEvent]:
@@ -177,7 +189,7 @@ def error_events(episodes: Iterable[Episode], *, skip: Iterable[str] = ()) -> li
             call = _call_of(e.turns, i, result.call_id)
             events.append(ErrorEvent(e.file, e.id, e.model, e.evidence, e.task_id, e.trial, n, i,
                                      call.tool if call else "<unknown>",
-                                     call.arguments if call else "", result.text, mask(result.text), result.basis,
+                                     call.arguments if call else "", result.text, masked(result.text), result.basis,
                                      next_action(e, i, skip=skip), e.outcome.correct, e.outcome.reward))
     return events
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from ..types import TableRows
+from .masking import shown
 from .model import Episode, ModelText, ToolCall, ToolResult, Turn
 
 __all__ = ["EXCERPT_COLUMNS", "ended", "excerpt_rows", "turn_text"]
@@ -15,15 +16,16 @@ EXCERPT_COLUMNS = ["at", "who", "what"]
 
 
 def turn_text(turn: Turn) -> tuple[str, str]:
-    """(who, what) for one turn: a call as tool({arguments as JSON}), a result or an error as its text."""
+    """(who, what) for one turn: a call as tool({arguments as JSON}), a result or an error as its text; redacted
+    (masking.shown), as every output of someone's data is."""
     if isinstance(turn, ToolCall):
         args = turn.arguments if isinstance(turn.arguments, str) else json.dumps(turn.arguments, ensure_ascii=False)
-        return "model calls", f"{turn.tool}({args})"
+        return "model calls", shown(f"{turn.tool}({args})")
     if isinstance(turn, ToolResult):
-        return ("tool error" if turn.is_error else "tool result"), turn.text or "(empty)"
+        return ("tool error" if turn.is_error else "tool result"), shown(turn.text) or "(empty)"
     if isinstance(turn, ModelText):
-        return "model writes", turn.text
-    return "user", turn.text
+        return "model writes", shown(turn.text)
+    return "user", shown(turn.text)
 
 
 def ended(episode: Episode) -> str:

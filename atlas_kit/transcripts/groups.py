@@ -9,6 +9,7 @@ from typing import Iterable
 
 from ..experiments.metrics import Rate
 from .analysis import ErrorEvent
+from .masking import shown
 
 __all__ = ["ErrorGroup", "error_groups"]
 
@@ -17,7 +18,8 @@ __all__ = ["ErrorGroup", "error_groups"]
 class ErrorGroup:
     """One masked error text: `errors` the errors with it, `episodes` the episodes (file, id) it reached, `tools`
     the tools that returned it (sorted), `recovery` correct among those episodes whose outcome is known (an
-    episode counts once however often the group reached it; `unknown` is left out), and one real `example`."""
+    episode counts once however often the group reached it; `unknown` is left out), and one real `example`
+    (redacted: masking.shown)."""
 
     masked: str
     errors: int
@@ -38,5 +40,5 @@ def error_groups(events: Iterable[ErrorEvent]) -> list[ErrorGroup]:
         outcome = {(ev.file, ev.episode): ev.correct for ev in evs}
         known = [c for c in outcome.values() if c is not None]
         groups.append(ErrorGroup(masked, len(evs), tuple(outcome), tuple(sorted({ev.tool for ev in evs})),
-                                 Rate(sum(known), len(known)), len(outcome) - len(known), evs[0].text))
+                                 Rate(sum(known), len(known)), len(outcome) - len(known), shown(evs[0].text)))
     return sorted(groups, key=lambda g: (-g.errors, g.masked))

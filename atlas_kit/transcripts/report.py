@@ -16,7 +16,8 @@ from ..contract.rubric import RULES
 from ..types import TableRows, canonical
 from .analysis import ErrorEvent, error_events, loops, next_action_counts
 from .groups import ErrorGroup, error_groups
-from .model import Evidence, FileRead, Transcripts
+from .masking import shown
+from .model import Evidence, FileRead, ToolCall, Transcripts
 from .rates import Recovery, TaskSplit, recovery, task_split
 from .rubric import HEURISTIC, RULE_LABELS, NextStepRecovery, RubricReading, judge_event, read_by_rubric, \
     recovery_by_next_step, rule_counts
@@ -167,15 +168,26 @@ def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = (
                      "but give no error text, next action or rubric reading (nor the loop signal above; atlas_kit's "
                      f"loop breaker fired in {broke} of them).")
     if not events:  # nothing to read past the headline figures: say so once, not in empty tables
-        return "\n".join(lines + ["", "No tool error text in these files: no next actions, rubric reading or error "
-                                       "groups to show."])
-    passed = f" (calls to {', '.join(sorted(skip))} passed over)" if skip else ""
+        return shown("\n".join(lines + ["", "No tool error text in these files: no next actions, rubric reading or error "
+                                       "groups to show."]))
+    passed = _skipped(transcripts, skip)
     lines += ["", f"What the model did next after each of {len(events)} tool errors{passed}:"]
     lines += _text(next_action_rows(events, caption=source))
     lines += _rubric_lines(read_by_rubric(events), source)
     lines += ["", f"Top error groups ({min(top, len(groups))} of {len(groups)}):"]
     lines += _text(group_rows(groups, caption=source, top=top))
-    return "\n".join(lines)
+    return shown("\n".join(lines))
+
+
+def _skipped(transcripts: Transcripts, skip: Sequence[str]) -> str:
+    """What --skip-tools did, for the next-action heading: the named tools that were called, and those never called
+    (a misspelt name skips nothing, and says so)."""
+    called = {t.tool for e in transcripts.episodes for t in e.turns if isinstance(t, ToolCall)}
+    names = sorted(set(skip))
+    used, unused = [n for n in names if n in called], [n for n in names if n not in called]
+    said = [f"calls to {', '.join(used)} passed over"] if used else []
+    said += [f"no call to {', '.join(unused)} in these files"] if unused else []
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def _rubric_lines(readings: Sequence[RubricReading], source: str) -> list[str]:
@@ -190,7 +202,8 @@ def _rubric_lines(readings: Sequence[RubricReading], source: str) -> list[str]:
 def write_error_csv(events: Sequence[ErrorEvent], path: str | os.PathLike[str]) -> Path:
     """One row per error event (CSV_COLUMNS), each naming its file, kind of evidence and model (observational
     data, like the dashboard): arguments as canonical JSON (or the raw string), outcomes as true/false/empty, and
-    the contract rubric's verdict on each rule (rubric_heuristic_*, a heuristic reading). Returns the path written."""
+    the contract rubric's verdict on each rule (rubric_heuristic_*, a heuristic reading). Every cell is redacted
+    (masking.shown): the rubric judges the data's own text, the file never holds a key. Returns the path written."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     def flag(value: bool | None) -> str:
@@ -201,10 +214,10 @@ def write_error_csv(events: Sequence[ErrorEvent], path: str | os.PathLike[str]) 
         for ev in events:
             args = ev.arguments if isinstance(ev.arguments, str) else canonical(ev.arguments)
             judgement = judge_event(ev)
-            writer.writerow([ev.file, ev.evidence, ev.model or "", ev.episode, ev.task_id or "",
-                             "" if ev.trial is None else ev.trial, ev.ordinal, ev.tool, args, ev.text, ev.masked,
-                             ev.basis, ev.next.action, ev.next.tool or "",
-                             flag(ev.next.has_text), flag(ev.next.user_first), flag(ev.correct),
-                             "" if ev.reward is None else ev.reward,
-                             *(judgement.verdict(rule).status for rule in RULES)])
+            row = [ev.file, ev.evidence, ev.model or "", ev.episode, ev.task_id or "",
+                   "" if ev.trial is None else ev.trial, ev.ordinal, ev.tool, args, ev.text, ev.masked,
+                   ev.basis, ev.next.action, ev.next.tool or "",
+                   flag(ev.next.has_text), flag(ev.next.user_first), flag(ev.correct),
+                   "" if ev.reward is None else ev.reward, *(judgement.verdict(rule).status for rule in RULES)]
+            writer.writerow([shown(c) if isinstance(c, str) else c for c in row])
     return out

@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ...experiments.results import API_FAILURE, HARNESS_ERROR, read_records, record_kind
+from ...experiments.results import API_FAILURE, HARNESS_ERROR, parse_records, record_kind
 from ...types import FinishedRun
 from ..model import Episode, Evidence, Format, ModelText, Outcome, Summary, ToolCall, ToolResult, TranscriptError, Turn
 from .anthropic import message_turns
-from .base import arguments_of, evidence_of, read_text
+from .base import arguments_of, evidence_of, read_bytes
 
 __all__ = ["AtlasReader", "record_episodes", "run_episode"]
 
@@ -29,9 +29,10 @@ class AtlasReader:
     format: Format = "atlas"
 
     def read(self, path: Path) -> list[Episode]:
-        _check_lines(path)
+        data = read_bytes(path)  # un-gzipped when it ends in .gz
+        _check_lines(path, data)
         try:
-            records = read_records(path)
+            records = parse_records(data, path, last_if_whole=True)
         except (ValueError, OSError) as err:  # _check_lines has said what it can; this is the rest
             raise TranscriptError(str(path), "", _one_line(err).replace(f"{path}: ", "")) from None
         if not records:
@@ -40,11 +41,16 @@ class AtlasReader:
         return record_episodes(records, file=str(path))
 
 
-def _check_lines(path: Path) -> None:
-    """Every complete line is a JSON object with a 'key' (a last line with no newline is a write a crash cut short,
-    which read_records skips), said in this reader's words."""
-    lines = read_text(path).split("\n")[:-1]
-    for n, line in enumerate(lines, start=1):
+def _check_lines(path: Path, data: bytes) -> None:
+    """Every complete line is a JSON object with a 'key', said in this reader's words. A last line with no newline
+    is read when it is a whole record (a file written without a final newline) and passed over when it is not (a
+    write a crash cut short, or one still being written)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise TranscriptError(str(path), f"byte {err.start}", "is not UTF-8 text; expected an atlas_kit results "
+                              "JSONL.") from None
+    for n, line in enumerate(text.split("\n")[:-1], start=1):
         if not line.strip():
             continue
         try:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Protocol, Sequence
@@ -15,7 +17,8 @@ from ...types import JSONObject, canonical
 from ..model import Episode, Evidence, Format, Outcome, TranscriptError
 
 __all__ = ["RESPONSE_ITEMS", "CallBook", "Envelope", "Reader", "arguments_of", "envelopes", "evidence_of", "is_message",
-           "load_json", "load_jsonl", "outcome_of", "parse_any", "read_text", "text_field"]
+           "load_json", "load_jsonl", "outcome_of", "parse_any", "read_bytes", "read_text", "reward_of", "task_of",
+           "text_field"]
 
 
 class Reader(Protocol):
@@ -27,16 +30,24 @@ class Reader(Protocol):
     def read(self, path: Path) -> list[Episode]: ...
 
 
-def read_text(path: Path) -> str:
-    """The file's text, un-gzipped when it ends in .gz."""
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, un-gzipped when it ends in .gz; a file that cannot be read is one TranscriptError."""
     try:
-        data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-        return data.decode("utf-8")
+        data = path.read_bytes()
+        return gzip.decompress(data) if path.suffix == ".gz" else data
     except FileNotFoundError:
         raise TranscriptError(str(path), "", "no such file; give the path of a transcript file.") from None
-    except (OSError, EOFError) as err:  # gzip.BadGzipFile is an OSError
-        raise TranscriptError(str(path), "", f"cannot be read ({err}); give a readable (optionally gzipped) "
+    except (OSError, EOFError, zlib.error) as err:  # gzip.BadGzipFile is an OSError; a damaged stream a zlib.error
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise TranscriptError(str(path), "", f"cannot be read ({reason}); give a readable (optionally gzipped) "
                               "file.") from None
+
+
+def read_text(path: Path) -> str:
+    """The file's text, un-gzipped when it ends in .gz."""
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8-sig")  # a byte-order mark some editors write first is no part of the JSON
     except UnicodeDecodeError as err:
         raise TranscriptError(str(path), f"byte {err.start}", "is not UTF-8 text; expected a JSON or JSONL "
                               "file.") from None
@@ -164,17 +175,23 @@ class CallBook:
     """The calls made so far in one episode, so a tool result answering an unknown call id is refused."""
 
     def __init__(self, path: Path) -> None:
-        self.path, self.ids = path, set[str]()
+        self.path, self.ids, self.open = path, set[str](), set[str]()
 
     def made(self, call_id: str) -> None:
         self.ids.add(call_id)
+        self.open.add(call_id)  # a log that uses an id again makes a new call, which may be answered again
 
     def answered(self, call_id: str, at: str) -> str:
-        """`call_id`, when a call made it; else one TranscriptError at `at` (the result's full place)."""
+        """`call_id`, when a call made it and no result has answered that call yet; else one TranscriptError at
+        `at` (the result's full place): a call answered twice would count as two errors."""
         if call_id not in self.ids:
             raise TranscriptError(str(self.path), at, f"a tool result answers call {call_id!r}, "
                                   "which no earlier message made; expected each result to answer a call made "
                                   "before it.")
+        if call_id not in self.open:
+            raise TranscriptError(str(self.path), at, f"a second tool result answers call {call_id!r}; expected "
+                                  "one result per call.")
+        self.open.discard(call_id)
         return call_id
 
 
@@ -195,14 +212,36 @@ def arguments_of(raw: object) -> JSONObject | str:
 def outcome_of(fields: Mapping[str, object], path: Path, where: str) -> Outcome:
     """The outcome an envelope states: `correct` (a boolean) if present; else `reward` (a number), with correct
     known only when the reward is exactly 0 or 1; else unknown."""
-    correct, reward = fields.get("correct"), fields.get("reward")
+    correct, raw = fields.get("correct"), fields.get("reward")
     if correct is not None and not isinstance(correct, bool):
         raise TranscriptError(str(path), where, f"'correct' is {correct!r}; expected true, false or null.")
-    if reward is not None and (isinstance(reward, bool) or not isinstance(reward, (int, float))):
-        raise TranscriptError(str(path), where, f"'reward' is {reward!r}; expected a number or null.")
+    reward = None if raw is None else reward_of(raw, path, where, "a finite number or null")
     if correct is None and reward in (0, 1):
         correct = reward == 1
-    return Outcome(correct, None if reward is None else float(reward))
+    return Outcome(correct, reward)
+
+
+def task_of(raw: object, path: Path, where: str) -> str | None:
+    """A task id as text: a string or a whole number; None when the data has none (null or absent), so episodes
+    without one are never lumped into one task; anything else is one TranscriptError."""
+    if raw is None:
+        return None
+    if isinstance(raw, str) or (isinstance(raw, int) and not isinstance(raw, bool)):
+        return str(raw)
+    raise TranscriptError(str(path), where, f"'task_id' is {_kind(raw)}; expected a string, a whole number or null.")
+
+
+def reward_of(raw: object, path: Path, where: str, expected: str) -> float:
+    """A reward as a finite float; anything else (a string, a boolean, NaN, Infinity, a number too large for a float)
+    is one TranscriptError saying what was `expected`."""
+    try:
+        reward = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else math.nan
+    except OverflowError:
+        reward = math.nan
+    if not math.isfinite(reward):
+        shown = repr(raw) if len(repr(raw)) <= 40 else f"{repr(raw)[:40]}..."
+        raise TranscriptError(str(path), where, f"'reward' is {shown}; expected {expected}.")
+    return reward
 
 
 def evidence_of(model: str | None) -> Evidence:

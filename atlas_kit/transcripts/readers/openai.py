@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..model import Episode, ErrorBasis, Format, ModelText, ToolCall, ToolResult, TranscriptError, Turn, UserText
-from .base import (CallBook, Envelope, arguments_of, envelopes, evidence_of, is_response_item, outcome_of,
+from .base import (CallBook, Envelope, arguments_of, envelopes, evidence_of, is_response_item, outcome_of, task_of,
                    text_field)
 
 __all__ = ["OpenAIReader", "chat_turns", "looks_like_error", "part_text"]
@@ -159,6 +159,6 @@ def episode_of(path: Path, e: Envelope, turns: tuple[Turn, ...], system: str, fo
     task, trial = e.fields.get("task_id"), e.fields.get("trial")
     return Episode(id=str(e.fields.get("id") or f"record-{e.record}"), format=format, file=str(path),
                    record=e.record, line=e.line, turns=turns, outcome=outcome_of(e.fields, path, e.where),
-                   evidence=evidence_of(model), task_id=None if task is None else str(task),
+                   evidence=evidence_of(model), task_id=task_of(task, path, e.where),
                    trial=trial if isinstance(trial, int) and not isinstance(trial, bool) else None,
                    model=model, system=system)

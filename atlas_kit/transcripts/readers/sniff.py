@@ -5,11 +5,12 @@ TranscriptError that says what each format looks like and how to name one.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Format, TranscriptError
-from .base import envelopes, is_response_item, parse_any, read_text
+from .base import envelopes, is_response_item, parse_any, read_bytes, read_text
 
 __all__ = ["Sniffed", "sniff"]
 
@@ -26,10 +27,14 @@ def sniff(path: Path) -> Sniffed:
     """Which reader fits `path`: inspect for a .eval (zip) or a JSON object with `eval`; tau-bench for a list of
     objects with `traj` and `task_id`; atlas for JSONL records with `key` and `stop_reason`; anthropic or openai
     for chat messages, by their tool-call shapes (tool_use / tool_result blocks against tool_calls / role tool)."""
-    if path.suffix == ".eval" or (path.exists() and path.read_bytes()[:2] == b"PK"):
+    if path.suffix == ".eval" or read_bytes(path)[:2] == b"PK":  # a missing or unreadable file is said plainly
         return Sniffed("inspect", "a .eval (zip) file, inspect_ai's log format")
-    read_text(path)  # a missing or unreadable file is said plainly, before any guess about its shape
-    value, jsonl = parse_any(path)
+    try:
+        value, jsonl = parse_any(path)
+    except TranscriptError:
+        if _results_line(path):  # a results file a running sweep is writing ends in a line cut short
+            return Sniffed("atlas", "JSONL records with 'key' and 'stop_reason', an atlas_kit results JSONL")
+        raise
     if isinstance(value, dict) and "eval" in value and ("samples" in value or "version" in value):
         return Sniffed("inspect", "a JSON object with 'eval' and 'samples', inspect_ai's JSON log")
     first = value[0] if isinstance(value, list) and value else None
@@ -45,6 +50,16 @@ def sniff(path: Path) -> Sniffed:
                               "atlas_kit results JSONL, an inspect log, or chat messages (Anthropic or OpenAI). "
                               "Name one with --format.") from None
     return _chat(messages)
+
+
+def _results_line(path: Path) -> bool:
+    """Whether the file's first line is an atlas_kit results record (JSON with 'key' and 'stop_reason')."""
+    first = next((line for line in read_text(path).splitlines() if line.strip()), "")
+    try:
+        value = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and "key" in value and "stop_reason" in value
 
 
 def _block_types(messages: list[dict[str, object]]) -> set[object]:

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from ..model import Episode, Format, Outcome, TranscriptError
-from .base import load_json
+from .base import parse_any, reward_of, task_of
 from .openai import chat_turns
 
 __all__ = ["TauBenchReader", "is_tau_error", "model_from_name"]
@@ -38,7 +38,7 @@ class TauBenchReader:
     format: Format = "tau-bench"
 
     def read(self, path: Path) -> list[Episode]:
-        data = load_json(path)
+        data, _ = parse_any(path)  # tau-bench writes one JSON list; one episode per line (JSONL) reads the same
         if not isinstance(data, list) or not data:
             raise TranscriptError(str(path), "", "is not a non-empty JSON list; expected tau-bench's list of "
                                   "episodes, each with task_id, trial, reward and traj.")
@@ -54,13 +54,13 @@ class TauBenchReader:
         if missing:
             raise TranscriptError(str(path), where, f"has no {', '.join(missing)}; expected an episode with "
                                   "task_id, trial, reward and traj (a tau-bench trajectory).")
-        reward, trial, traj = item["reward"], item["trial"], item["traj"]
-        if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not isinstance(traj, list) \
-                or isinstance(trial, bool) or not isinstance(trial, int):
-            raise TranscriptError(str(path), where, "expected reward a number, trial a whole number and traj a list "
-                                  "of chat messages.")
+        trial, traj = item["trial"], item["traj"]
+        if not isinstance(traj, list) or isinstance(trial, bool) or not isinstance(trial, int):
+            raise TranscriptError(str(path), where, "expected trial a whole number and traj a list of chat messages.")
+        reward = reward_of(item["reward"], path, where, "a finite number (tau-bench's reward)")
         turns, system = chat_turns(traj, path, where, is_error=is_tau_error)
-        return Episode(id=f"task-{item['task_id']}/trial-{trial}", format=self.format, file=str(path), record=i,
-                       turns=turns, outcome=Outcome(float(reward) == 1.0, float(reward)), evidence="real",
-                       task_id=str(item["task_id"]), trial=trial, model=model, system=system,
+        task = task_of(item["task_id"], path, where)
+        return Episode(id=f"task-{task}/trial-{trial}", format=self.format, file=str(path), record=i,
+                       turns=turns, outcome=Outcome(reward == 1.0, reward), evidence="real",
+                       task_id=task, trial=trial, model=model, system=system,
                        metadata={"domain": domain, "model_from": "the file name" if model else None})
