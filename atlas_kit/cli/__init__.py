@@ -45,7 +45,9 @@ def _add_experiment_parser(sub: Commands) -> None:
         description="Run every style × faults × loop-breaker condition on each ticket, --trials times "
                     "(trial i uses seed i). Each finished episode is appended to OUT/NAME.jsonl at once; "
                     "running the same command again resumes and never repeats an episode (episodes that failed at "
-                    "the API are rerun). A live sweep prints its cost estimate and asks before it starts.",
+                    "the API are rerun). A sweep on Claude prints its cost estimate and asks before it starts; a "
+                    "local model costs nothing, and the sweep says how long it will take after its first episode "
+                    "(Ctrl-C stops it; the same command resumes).",
         epilog="exit codes: 0 done; 1 stopped by the API (a rejected key, an outage); 2 bad input, or a live sweep "
                "refused; 3 budget reached; 130 interrupted. Rerun the same command to resume after 1 or 130, and "
                "with a larger --budget after 3. "

@@ -197,8 +197,9 @@ def parse_records(data: bytes, path: str | os.PathLike[str], *, last_if_whole: b
         except ValueError as err:
             raise ValueError(f"{path}: line {n} is not a JSON record ({err}); fix or delete that line, "
                              "then run the experiment again to redo the episode.") from err
-        if not isinstance(record, dict) or "key" not in record:
-            raise ValueError(f"{path}: line {n} is not an episode record (no 'key'); is this an atlas_kit results file?")
+        if not isinstance(record, dict) or not isinstance(record.get("key"), str):
+            raise ValueError(f"{path}: line {n} is not an episode record (no 'key' string); is this an atlas_kit "
+                             "results file?")
         earlier = records.get(record["key"])
         if earlier is None or earlier.get("stop_reason") == API_FAILURE:
             records.pop(record["key"], None)  # a rerun takes the place of the failed copy, at the end
@@ -211,7 +212,7 @@ def _whole(line: bytes) -> bool:
         record = json.loads(line)
     except ValueError:
         return False
-    return isinstance(record, dict) and "key" in record
+    return isinstance(record, dict) and isinstance(record.get("key"), str)
 
 
 def _legacy_kind(label: object) -> SourceKind | None:
@@ -245,14 +246,29 @@ def record_kind(record: Mapping[str, object]) -> SourceKind | None:
 
 def check_source(records: Iterable[Mapping[str, object]], source: Source, path: str | os.PathLike[str]) -> None:
     """Refuse to add `source`'s episodes to a results file that holds another kind of source (a local model's
-    and Claude's live runs are two kinds: one is free and unpriced, the other paid)."""
+    and Claude's live runs are two kinds: one is free and unpriced, the other paid), or a local model's runs on
+    another server (an episode's key names the model, not the server: Ollama's qwen3 would pass for llama.cpp's)."""
     def family(s: Source) -> str:
-        return f"{s.kind} (local)" if s.local else s.kind
+        return f"{s.kind} (local: {s.server or 'a local server'})" if s.local else s.kind
 
     other = sorted({family(s) for r in records if (s := source_of(r)) and family(s) != family(source)})
     if other:
         raise ValueError(f"{os.fspath(path)} holds {' and '.join(other)} results; this sweep would add "
                          f"{family(source)} ones and resume from theirs. Use another --out or --name (out= in Python).")
+
+
+RESUMED_FIELDS = ("style", "faults", "break_loops", "profile", "model", "correct", "stop_reason", "ticket", "trial")
+"""What a sweep reads of each record it resumes from (its tables, charts and statistics)."""
+
+
+def check_resumable(records: Iterable[Mapping[str, object]], path: str | os.PathLike[str]) -> None:
+    """Refuse a results file whose records lack what a sweep reads of them, naming the first such record."""
+    for r in records:
+        missing = [f for f in RESUMED_FIELDS if f not in r]
+        if missing:
+            raise ValueError(f"{os.fspath(path)}: the record of {r.get('key')!r} has no {', '.join(missing)}; it was "
+                             "not written by this sweep: delete that line to redo the episode, or use another --out "
+                             "or --name.")
 
 
 def _short_source(record: Mapping[str, object]) -> str:

@@ -31,7 +31,7 @@ from .guard import Guard, StopCause, SweepInterrupted, SweepStopped
 from .guard import max_cost_usd as limit_in_force
 from .guard import spent_in
 from .recording import Tape, start_tape, write_cassette
-from .results import API_FAILURE, ResultsWriter, check_source, read_records
+from .results import API_FAILURE, ResultsWriter, check_resumable, check_source, read_records
 from .running import arun_episodes, run_offline, run_sync
 from .spec import SweepOptions, SweepSpec
 
@@ -88,6 +88,7 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     old = {r["key"]: r for r in read_records(spec.out)} if spec.out is not None else {}
     if spec.out is not None:
         check_source(old.values(), source, spec.out)
+        check_resumable(old.values(), spec.out)
     todo = [e for e in episodes if e.key not in old or old[e.key].get("stop_reason") == API_FAILURE]
     tape = start_tape(choice.recording, record=spec.record, out=spec.out, left=len(todo),
                       done=[e.key for e in episodes if e.key in old])  # before anything is paid for

@@ -171,7 +171,8 @@ def choose_model(
 
 def _provider(spelling: Spelling, *, key: str | None, base_url: str | None) -> tuple[Provider | None, str]:
     if spelling.server in _LOCAL:
-        return _LOCAL[spelling.server](base_url or os.environ.get(BASE_URL_ENV) or None), ""
+        from_env = None if base_url else os.environ.get(BASE_URL_ENV) or None
+        return _LOCAL[spelling.server](base_url or from_env, address_from=BASE_URL_ENV if from_env else None), ""
     if spelling.server == "compatible":
         assert base_url is not None  # parse_model gives "compatible" only with one
         return Compatible(base_url), ""

@@ -34,11 +34,12 @@ class LlamaCpp(LocalServer):
             raise ProviderError(f"llama-server at {self.base_url} is still loading its model: wait for it, then run "
                                 "again.")
         if status == 401:
-            raise ProviderError(f"llama-server at {self.base_url} was started with --api-key; atlas_kit sends no key "
-                                "to a local server: restart it without --api-key.")
+            raise self._keyed()
         if status != 200 or json_object(health) is None:
             raise self.unreadable("/health", health)
         status, props = self.reach("/props")
+        if status == 401:  # llama-server leaves /health open to all, even with --api-key; /props it guards
+            raise self._keyed()
         settings = json_object((json_object(props) or {}).get("default_generation_settings"))
         window = settings.get("n_ctx") if settings is not None else None
         if status != 200 or not isinstance(window, int):
@@ -52,3 +53,7 @@ class LlamaCpp(LocalServer):
         if status != 200:
             raise self.unreadable("/v1/messages/count_tokens", counted)
         return Preflight(window, "default_generation_settings.n_ctx in /props")
+
+    def _keyed(self) -> ProviderError:
+        return ProviderError(f"llama-server at {self.base_url} was started with --api-key; atlas_kit sends no key to "
+                             "a local server: restart it without --api-key.")

@@ -30,11 +30,12 @@ class Ollama(LocalServer):
     context_setting: ClassVar = "OLLAMA_CONTEXT_LENGTH=16384 ollama serve, or PARAMETER num_ctx 16384 in a Modelfile"
     start_hint: ClassVar = "start it with `ollama serve`"
 
-    def __init__(self, base_url: str | None = None) -> None:
+    def __init__(self, base_url: str | None = None, *, address_from: str | None = None) -> None:
+        """`address_from`: the variable `base_url` came from (ATLAS_BASE_URL); without an address, OLLAMA_HOST."""
         from_env = None if base_url else ollama_host(os.environ.get(HOST_ENV, ""))
         if from_env:
             check_url(from_env, what=f"{HOST_ENV} ({os.environ.get(HOST_ENV, '').strip()!r}, read as Ollama reads it)")
-        super().__init__(base_url or from_env, address_from=HOST_ENV if from_env else None)
+        super().__init__(base_url or from_env, address_from=address_from if base_url else HOST_ENV if from_env else None)
         self.watch.learn_window = self.loaded_window  # Ollama states the window once the model is loaded
 
     def loaded_window(self, model: str) -> int | None:
