@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from atlas_kit.cli import main
+from raw_mcp import SERVE
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = "tests.audit_sample_tools"
@@ -158,34 +159,27 @@ def test_the_server_gets_the_environment_without_secrets_unless_passed(monkeypat
     assert "PATH" in env  # the server can still find its interpreter
 
 
-TASK_ONLY = '''
-import json, sys
+TASK_ONLY = SERVE + '''
 TOOLS = [{"name": "research", "description": "Research a topic, as a task.", "execution": {"taskSupport": "required"},
           "inputSchema": {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]},
           "annotations": {"readOnlyHint": True}},
          {"name": "lookup", "description": "Look a word up.",
           "inputSchema": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]},
           "annotations": {"readOnlyHint": True}}]
-for line in sys.stdin:
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    method, params = msg.get("method"), msg.get("params") or {}
-    if method == "initialize":
-        result = {"protocolVersion": params["protocolVersion"], "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "task-only", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": TOOLS}
-    elif method == "tools/call" and params.get("name") == "research":
-        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message":
-              "Tool research requires task augmentation (taskSupport: 'required')"}}), flush=True)
-        continue
-    elif method == "tools/call":
-        result = {"content": [{"type": "text", "text": "Argument word is required: give the word to look up."}],
-                  "isError": True}
-    else:
-        result = {}
-    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+
+
+def answer(method, params):
+    if method == "tools/list":
+        return {"result": {"tools": TOOLS}}
+    if method == "tools/call" and params.get("name") == "research":
+        return {"error": {"code": -32601, "message": "Tool research requires task augmentation (taskSupport: 'required')"}}
+    if method == "tools/call":
+        return {"result": {"content": [{"type": "text", "text": "Argument word is required: give the word to look up."}],
+                           "isError": True}}
+    return {"result": {}}
+
+
+serve(answer, "task-only")
 '''
 
 

@@ -57,7 +57,7 @@ def add_audit_parser(sub: Commands) -> None:
                     "missing, a wrong type, an unknown argument, a value outside an enum, a string past its maxLength, "
                     "a canary), judge every answer with the contract's rubric, and print a rule × tool table.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    audit.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
+    audit.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
                        help="the MCP server to run over stdio, after `--`")
     audit.add_argument("--url", default=None, help="audit an MCP server over streamable HTTP at this URL instead")
     audit.add_argument("--python", default=None, metavar="MODULE:ATTR",
@@ -112,7 +112,8 @@ class _Bar:
 
 
 def _target(args: argparse.Namespace) -> Target:
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    given = args.server_command
+    command = given[1:] if given[:1] == ["--"] else given
     chosen = [name for name, on in (("-- COMMAND", bool(command)), ("--url", args.url), ("--python", args.python)) if on]
     if len(chosen) != 1:
         raise AtlasKitValueError(f"give exactly one target: -- COMMAND [ARGS...], --url URL or --python MODULE:ATTR "
@@ -120,7 +121,7 @@ def _target(args: argparse.Namespace) -> Target:
     if args.python:
         from ..bridges.audit.python_target import PythonTarget
 
-        return PythonTarget(args.python)
+        return PythonTarget(args.python, connect_timeout=args.connect_timeout)
     try:
         from ..bridges.audit.mcp_target import McpTarget
     except ImportError:
@@ -144,6 +145,7 @@ def audit_command(args: argparse.Namespace) -> int:
         cases = read_cases(args.cases) if args.cases else None
         limits = Limits(call_timeout=args.call_timeout, total_seconds=args.time_limit, calls_per_tool=args.max_calls,
                         allow_side_effects=args.allow_side_effects)
+        _check_reports(args)  # before any call is made: a report that cannot be written is found now
         target = _target(args)
         audit = anyio.run(lambda: run_audit(target, limits=limits, cases=cases, progress=bar))
     except (ConnectFailure, ValueError) as err:
@@ -173,6 +175,21 @@ def _say(text: str) -> None:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stdout stays replaced until the process exits
 
 
+def _check_reports(args: argparse.Namespace) -> None:
+    """--json and --html name two files in folders that exist, and no folder; else one line, before the audit."""
+    named = [(flag, path) for flag, path in (("--json", args.json), ("--html", args.html)) if path is not None]
+    if len(named) == 2 and named[0][1].resolve() == named[1][1].resolve():
+        raise AtlasKitValueError(f"--json and --html both name {named[0][1]}; give each report its own file.")
+    for flag, path in named:
+        if path.is_dir():
+            raise AtlasKitValueError(f"{flag} {path} is a folder; give a file name, such as {path / 'audit'}"
+                                     f"{'.json' if flag == '--json' else '.html'}.")
+        if not path.parent.is_dir():
+            raise AtlasKitValueError(f"{flag} {path}: the folder {path.parent} does not exist; create it first.")
+        if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise AtlasKitValueError(f"{flag} {path} cannot be written (permission denied); choose another place.")
+
+
 def _write(args: argparse.Namespace, doc: AuditJSON) -> None:
     import json
 
@@ -192,9 +209,12 @@ def _verdict(args: argparse.Namespace, audit: Audit) -> int:
         problems.append(f"the server scored {'nothing' if audit.score is None else f'{audit.score:.1f}'}, "
                         f"below --min-score {args.min_score:g}")
     for rule in args.fail_on:
-        failing = sum(1 for t in audit.tools for j in t.judgements if j.verdict(rule).status == "fail")
+        statuses = [j.verdict(rule).status for t in audit.tools for j in t.judgements]
+        failing = statuses.count("fail")
         if failing:
             problems.append(f"{failing} answer(s) fail {rule} (--fail-on)")
+        elif "pass" not in statuses:  # a gate that judged nothing has not passed
+            problems.append(f"no answer could be judged on {rule} (--fail-on), so it cannot be said to pass")
     if audit.closed and audit.stopped:
         problems.append(audit.stopped)
     for problem in problems:

@@ -12,7 +12,7 @@ from typing import TypeVar, overload
 
 from ..types.memo import text_memo
 
-__all__ = ["looks_secret", "redact", "redact_known"]
+__all__ = ["hide_login", "looks_secret", "redact", "redact_known", "secret_values", "secret_variable"]
 
 # Key-shaped tokens (Anthropic and other providers' keys, cloud access keys, GitHub and Slack tokens,
 # JWTs), bearer tokens, and "api_key=...", "password: ..." style pairs. Ids like ACC-4471, msg_... and
@@ -105,3 +105,33 @@ def redact_known(text: str, secrets: tuple[str, ...]) -> str:
             last = end
     return "".join(out) + text[last:]
 
+
+
+# Environment variables named like a secret: keys, tokens, passwords (PASS, PWD), auth and session values, personal
+# access tokens, a DSN or database URL (which carry a password). The shell's own PWD and OLDPWD are directories.
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|PWD|AUTH|CREDENTIAL|COOKIE|SESSION|DSN|(?:^|_)PAT(?:_|$)"
+                          r"|DATABASE_URL|^ANTHROPIC_", re.IGNORECASE)
+_NOT_SECRET = frozenset({"PWD", "OLDPWD"})
+_LOGIN_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s@:]+:[^/\s@]+@", re.IGNORECASE)  # scheme://user:password@
+
+
+def secret_variable(name: str, value: str) -> bool:
+    """Whether an environment variable holds a secret: its name says so (KEY, TOKEN, SECRET, PASS, PWD, AUTH,
+    CREDENTIAL, COOKIE, SESSION, DSN, PAT, DATABASE_URL, ANTHROPIC_*), or its value is an address with a password
+    in it. What a process hands a program it does not trust (a server under audit, a learner's kernel) leaves
+    these out."""
+    if name.upper() in _NOT_SECRET:
+        return False
+    return bool(_SECRET_NAME.search(name) or _LOGIN_URL.search(value))
+
+
+def secret_values(environ: Mapping[str, str], *, shortest: int = 6) -> tuple[str, ...]:
+    """The values of `environ`'s secret variables (secret_variable) of at least `shortest` characters, longest
+    first: what redact_known hides from anything written, since a key-shaped pattern alone misses most passwords."""
+    found = {v for k, v in environ.items() if len(v) >= shortest and secret_variable(k, v)}
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def hide_login(text: str) -> str:
+    """`text` with the user:password of every address in it (scheme://user:password@host) replaced by a marker."""
+    return _LOGIN_URL.sub(lambda m: m.group().split("://", 1)[0] + "://[redacted]@", text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Literal, Mapping, get_args
 
 from .errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode
@@ -113,9 +113,12 @@ def judge(text: str, *, is_error: bool | None = None, arguments: object = None,
         return Judgement((_is_error(is_error), *skipped), structure, tokens)
     found = schema.get("properties") if isinstance(schema, Mapping) else None
     props = tuple(str(p) for p in found) if isinstance(found, Mapping) else ()  # the tool's argument names
+    empty = Verdict("echo", "n/a", "the answer is empty: nothing here to judge") if not text.strip() else None
     verdicts = (_is_error(is_error), _structure(structure, body), _code(structure, body, text),
-                _retryable(structure, body, text), _next(structure, body, text, props),
-                _echo(text, body, arguments, schema, canary), _internals(text), _length(tokens))
+                _retryable(structure, body, text), _next(structure, body, text, props),  # an empty answer: no echo,
+                empty or _echo(text, body, arguments, schema, canary),  # internals or length there to pass
+                replace(empty, rule="internals") if empty else _internals(text),
+                replace(empty, rule="length") if empty else _length(tokens))
     return Judgement(verdicts, structure, tokens)
 
 
@@ -252,14 +255,13 @@ def _contract_next(nxt: Mapping[str, object], code: object, props: tuple[str, ..
 
 def _echo(text: str, body: Mapping[str, object], arguments: object, schema: Mapping[str, object] | None,
           canary: str | None) -> Verdict:
-    haystack = "\n".join([text[:_ECHO_SCAN], *(v for _, v in _leaves(dict(body), ""))])  # and a body's strings, unescaped
+    haystack = "\n".join([text[:_ECHO_SCAN], *(v for _, v in _leaves(dict(body), ""))])[:2 * _ECHO_SCAN]  # + body
     if canary and canary.lower() in haystack.lower():
         return Verdict("echo", "fail", "the canary planted in the arguments came back: whatever an argument says "
                                        "reaches the model as the tool's own words")
     values = [(path, v[:_ECHO_SCAN]) for path, v in _leaves(arguments, "") if len(v) >= ECHO_MIN_CHARS]
     if not values and not canary:
-        return Verdict("echo", "n/a", f"nothing to look for: no canary and no argument of {ECHO_MIN_CHARS} "
-                                      "characters or more")
+        return Verdict("echo", "n/a", f"nothing to look for: no canary, no argument of {ECHO_MIN_CHARS}+ characters")
     own = json.dumps(schema, ensure_ascii=False) if schema else ""  # the tool's own words are no echo
     grams = {haystack[i:i + ECHO_MIN_CHARS] for i in range(len(haystack) - ECHO_MIN_CHARS + 1)}
     for path, value in values:

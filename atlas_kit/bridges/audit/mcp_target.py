@@ -12,16 +12,16 @@ import shutil
 import tempfile
 import time
 from contextlib import AsyncExitStack
-from typing import IO, Iterator
+from typing import IO, Iterable, Iterator
 
 import anyio
 from mcp import Client, MCPError
 from mcp.server import Server
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Tool
 
-from ...contract.redaction import redact
+from ...contract.redaction import hide_login, redact, secret_variable
 from ...types import JSONObject
 from .targets import ConnectFailure, Reply, ReplyKind, ToolInfo
 from ...types.exceptions import AtlasKitValueError
@@ -29,8 +29,6 @@ from ...types.exceptions import AtlasKitValueError
 __all__ = ["McpTarget"]
 
 _MAX_PAGES = 50
-# Variables named like a secret are not passed to the server (grading/kernel.py strips the same names).
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|^ANTHROPIC_", re.IGNORECASE)
 
 
 class _Lines(logging.Handler):
@@ -48,8 +46,10 @@ class _Lines(logging.Handler):
 class McpTarget:
     """`command` (argv) over stdio, or `url` over streamable HTTP. Enter it once; every call has its own timeout.
 
-    The command runs with this process's environment minus every variable named like a secret (KEY, TOKEN, SECRET,
-    PASSWORD, CREDENTIAL, ANTHROPIC_*; the grader's rule), except those `keep` names; `env` is added on top.
+    The command runs with this process's environment minus every secret variable (contract.redaction.
+    secret_variable: KEY, TOKEN, SECRET, PASS, PWD, AUTH, ... in the name, or a password in an address), except those
+    `keep` names; `env` is added on top. `notes` says what the listing could not do (a cursor that repeats, a
+    listing cut at _MAX_PAGES pages).
     """
 
     def __init__(self, *, command: list[str] | None = None, url: str | None = None, server: Server | None = None,
@@ -59,13 +59,17 @@ class McpTarget:
                              "in this process).")
         self.command, self.url, self.server, self.connect_timeout, self.env = command, url, server, connect_timeout, env
         self.keep = keep
-        self.label = url if url is not None else f"{server.name} (in process)" if server is not None else \
-            " ".join(command or [])
+        if url is not None and not re.match(r"https?://[^/\s]", url.strip()):
+            raise ConnectFailure(f"--url {hide_login(url)!r} is not an http:// or https:// address; give the server's "
+                                 "streamable HTTP endpoint, such as http://127.0.0.1:8000/mcp.")
+        self.label = hide_login(url) if url is not None else f"{server.name} (in process)" if server is not None \
+            else " ".join(command or [])
         self._stack = AsyncExitStack()
         self._client: Client | None = None
         self._stderr: IO[str] | None = None
         self._lines = _Lines()
         self._was = (True, logging.NOTSET)
+        self.notes: list[str] = []
 
     async def __aenter__(self) -> McpTarget:
         self._quiet_sdk()
@@ -92,7 +96,7 @@ class McpTarget:
     def _environment(self) -> dict[str, str]:
         """Your environment without anything named like a secret (unless `keep` names it), plus `env`: a server you
         audit may be one you do not trust, and the SDK's own default (PATH, HOME and a few) breaks most servers."""
-        passed = {k: v for k, v in os.environ.items() if k in self.keep or not _SECRET_NAME.search(k)}
+        passed = {k: v for k, v in os.environ.items() if k in self.keep or not secret_variable(k, v)}
         return {**passed, **(self.env or {})}
 
     async def __aexit__(self, *exc: object) -> None:
@@ -129,11 +133,17 @@ class McpTarget:
         codes = {e.code for e in leaves if isinstance(e, MCPError)}
         said = self._stderr_tail()
         if self.url is not None:
+            status = next((s for e in leaves if isinstance(s := getattr(getattr(e, "response", None), "status_code",
+                                                                        None), int)), None)
+            if status in (401, 403):
+                return (f"{self.label} answered {status}: the server asks for authentication the audit does not "
+                        "send; audit a copy that needs none, or run it over stdio (-- COMMAND).")
             if any(isinstance(e, MCPError) for e in leaves) and not any(isinstance(e, TimeoutError) for e in leaves):
-                return f"{self.url} answered, but not as an MCP server: check the URL's path (often /mcp)."
+                return f"{self.label} answered, but not as an MCP server: check the URL's path (often /mcp)."
             if any(isinstance(e, TimeoutError) for e in leaves):
-                return f"timed out: {self.url} did not complete the MCP handshake within {self.connect_timeout:g} s."
-            return f"cannot connect to {self.url}: is the server running and is the URL right?"
+                return (f"timed out: {self.label} did not complete the MCP handshake within {self.connect_timeout:g} s "
+                        "(an endpoint of the older SSE transport, often /sse, never does: give the /mcp one).")
+            return f"cannot connect to {self.label}: is the server running and is the URL right?"
         if self._lines.not_json:
             return ("not an MCP server: it wrote text that is not JSON-RPC on stdout (an MCP server over stdio writes "
                     "only JSON-RPC there; logs go to stderr).")
@@ -162,21 +172,30 @@ class McpTarget:
         client = self._connected()
         tools: list[ToolInfo] = []
         cursor: str | None = None
-        for _ in range(_MAX_PAGES):
-            try:
-                with anyio.fail_after(self.connect_timeout):
+        seen: set[str] = set()
+        try:
+            with anyio.fail_after(self.connect_timeout):  # one deadline for the whole listing, however many pages
+                for _ in range(_MAX_PAGES):
                     page = await client.list_tools(cursor=cursor)
-            except (MCPError, TimeoutError) as err:
-                raise ConnectFailure(f"the server did not list its tools ({_brief(err)}).") from None
-            for t in page.tools:
-                hints = t.annotations
-                tools.append(ToolInfo(t.name, t.description or "", dict(t.input_schema),
-                                      read_only=hints.read_only_hint if hints else None,
-                                      destructive=hints.destructive_hint if hints else None,
-                                      task_only=t.execution is not None and t.execution.task_support == "required"))
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+                    tools += _infos(page.tools)
+                    cursor = page.next_cursor
+                    if cursor is None:
+                        return tools
+                    if cursor in seen:
+                        self.notes.append(f"the server's tool list repeats (cursor {cursor[:40]!r} came back); "
+                                          "the audit stopped listing there")
+                        return _distinct(tools)
+                    seen.add(cursor)
+        except TimeoutError:
+            raise ConnectFailure(f"timed out: the server did not finish listing its tools within "
+                                 f"{self.connect_timeout:g} s ({len(tools)} listed so far; raise --connect-timeout if "
+                                 "it is only slow).") from None
+        except MCPError as err:
+            raise ConnectFailure(f"the server did not list its tools ({_brief(err)}){self._stderr_tail()}.") from None
+        except ValueError as err:  # the SDK refused a tool's shape (pydantic): name the tool and the field
+            raise ConnectFailure(f"the server's tool list is not valid MCP: {_invalid(err)}") from None
+        self.notes.append(f"the server listed more than {_MAX_PAGES} pages of tools; the audit took the first "
+                          f"{len(tools)} tools")
         return tools
 
     async def call(self, tool: str, arguments: JSONObject, *, timeout: float) -> Reply:
@@ -203,10 +222,45 @@ class McpTarget:
         return self._client
 
 
+def _infos(listed: Iterable[Tool]) -> list[ToolInfo]:
+    infos = []
+    for t in listed:
+        hints = t.annotations
+        infos.append(ToolInfo(t.name, t.description or "", dict(t.input_schema),
+                              read_only=hints.read_only_hint if hints else None,
+                              destructive=hints.destructive_hint if hints else None,
+                              task_only=t.execution is not None and t.execution.task_support == "required"))
+    return infos
+
+
+def _distinct(tools: list[ToolInfo]) -> list[ToolInfo]:
+    """Each tool name once (a listing that repeats itself lists the same tools again)."""
+    return list({t.name: t for t in reversed(tools)}.values())[::-1]
+
+
+def _invalid(err: ValueError) -> str:
+    """pydantic's first complaint about a tool list, as 'tool 5 (name): inputSchema.type: Input should be ...'."""
+    problems = getattr(err, "errors", None)
+    first = problems()[0] if callable(problems) and problems() else None
+    if not isinstance(first, dict):
+        return f"{type(err).__name__}; check the tools' names and inputSchema objects."
+    where = [str(p) for p in first.get("loc", ())]
+    place = f"tool {where[1]}" if len(where) > 1 and where[0] == "tools" else "the list"
+    field = ".".join(where[2:]) or "its shape"
+    return (f"{place}: {field}: {first.get('msg', 'invalid')} (MCP asks each tool for a name and an inputSchema whose "
+            "type is 'object'); fix that tool, and the audit can list the rest.")
+
+
 def _text(result: CallToolResult) -> str:
-    """The text a model reads: every text block, in order; other blocks are named, not inlined."""
-    parts = [getattr(b, "text", None) or f"[{getattr(b, 'type', 'block')} block]" for b in result.content]
-    return "\n".join(str(p) for p in parts)
+    """The text a model reads: every text block, in order (an empty one is empty); an embedded resource's text is
+    its text; other blocks are named, not inlined."""
+    parts = []
+    for b in result.content:
+        text = getattr(b, "text", None)
+        inner = getattr(getattr(b, "resource", None), "text", None)
+        parts.append(text if isinstance(text, str) else inner if isinstance(inner, str) else
+                     f"[{getattr(b, 'type', 'block')} block]")
+    return "\n".join(parts)
 
 
 def _leaves(err: BaseException) -> Iterator[BaseException]:

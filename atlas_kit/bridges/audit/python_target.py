@@ -10,12 +10,13 @@ import importlib
 import inspect
 import json
 import sys
+import threading
 import time
+from concurrent.futures import Future, TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any, Iterable, Union
+from typing import Any, Callable, Iterable, TypeVar, Union
 
 import anyio
-import anyio.to_thread
 from anthropic.lib.tools import BetaAsyncFunctionTool, BetaFunctionTool
 
 from ...dispatch.dispatcher import Dispatcher
@@ -28,22 +29,48 @@ from .targets import ConnectFailure, Reply, ToolInfo
 
 __all__ = ["PythonTarget", "load_tools"]
 
+_T = TypeVar("_T")
 PyTool = Union[Tool, BetaFunctionTool[Any], BetaAsyncFunctionTool[Any]]  # the SDK types its tools by function
 
 
-def load_tools(spec: str) -> list[PyTool]:
-    """The tools `module:attr` names: a list or tuple of them, or one. The current folder is importable."""
+def _in_daemon(work: Callable[..., _T], *args: object) -> Future[_T]:
+    """`work(*args)` on a daemon thread: a tool (or an import) that never returns cannot keep the process from
+    exiting once the audit is done, as a pool's worker thread would (Python joins those at exit)."""
+    future: Future[_T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work(*args))
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too: the caller judges them
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="atlas-kit-audit", daemon=True).start()
+    return future
+
+
+async def _finished(future: Future[_T]) -> _T:
+    while not future.done():  # the audit's own timeout (anyio.fail_after) cancels this wait, not the thread
+        await anyio.sleep(0.005)
+    return future.result()
+
+
+def load_tools(spec: str, *, timeout: float = 60.0) -> list[PyTool]:
+    """The tools `module:attr` names: a list or tuple of them, or one. The current folder is importable. An import
+    that takes longer than `timeout` seconds, or that exits, is one line."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise ConnectFailure(f"--python {spec}: write it as module:attr, e.g. mytools:TOOLS (a list of tools).")
     if str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
     try:
-        module = importlib.import_module(module_name)
+        module = _in_daemon(importlib.import_module, module_name).result(timeout=timeout)
+    except FutureTimeout:
+        raise ConnectFailure(f"--python {spec}: importing {module_name} did not finish within {timeout:g} s; does "
+                             "it wait for something at import? (raise --connect-timeout if it is only slow)") from None
     except ImportError as err:
         raise ConnectFailure(f"--python {spec}: cannot import {module_name} ({err.msg}); run from the folder that "
                              "holds it, or install it.") from None
-    except Exception as err:  # noqa: BLE001 - the user's module raised while importing
+    except BaseException as err:  # noqa: BLE001 - the user's module raised (or exited) while importing
         raise ConnectFailure(f"--python {spec}: importing {module_name} raised {type(err).__name__}; fix the module "
                              "so that it imports cleanly.") from None
     found = getattr(module, attr, None)
@@ -68,9 +95,9 @@ def _rendered(exc: BaseException) -> str:
 class PythonTarget:
     """The tools of `module:attr`, called in this process; a sync tool runs on a worker thread under the timeout."""
 
-    def __init__(self, spec: str) -> None:
-        self.label, self.connect_timeout = spec, 60.0
-        self.tools = {_name(t): t for t in load_tools(spec)}
+    def __init__(self, spec: str, *, connect_timeout: float = 60.0) -> None:
+        self.label, self.connect_timeout, self.notes = spec, connect_timeout, list[str]()
+        self.tools = {_name(t): t for t in load_tools(spec, timeout=connect_timeout)}
 
     async def __aenter__(self) -> PythonTarget:
         return self
@@ -93,13 +120,16 @@ class PythonTarget:
                 text, is_error = await self._answer(target, arguments)
         except TimeoutError:
             return Reply("timeout", "", None, time.monotonic() - start)
+        except (SystemExit, KeyboardInterrupt) as exc:  # in an agent, this ends the process that runs the tool
+            return Reply("invalid", f"the tool raised {type(exc).__name__}, which ends the process that calls it",
+                         None, time.monotonic() - start)
         return Reply("result", text, is_error, time.monotonic() - start)
 
     async def _answer(self, tool: PyTool, arguments: JSONObject) -> tuple[str, bool]:
         if isinstance(tool, Tool):  # a fresh Dispatcher per call: no loop breaker carried between cases
             dispatcher = Dispatcher([tool], retry=RetryPolicy(sleep=lambda _: None), break_loops=False)
             use = {"type": "tool_use", "id": "toolu_audit", "name": tool.name, "input": arguments}
-            block = (await anyio.to_thread.run_sync(dispatcher.dispatch, [use], abandon_on_cancel=True)).results[0]
+            block = (await _finished(_in_daemon(dispatcher.dispatch, [use]))).results[0]
             return result_text(block["content"]), bool(block.get("is_error"))
         if isinstance(tool, (ContractFunctionTool, ContractAsyncFunctionTool)):
             tool = Conversation().bind(tool)[0]  # a conversation of its own per call, as a fresh run would have
@@ -107,7 +137,7 @@ class PythonTarget:
             if isinstance(tool, BetaAsyncFunctionTool):
                 value = await tool.call(arguments)
             else:
-                value = await anyio.to_thread.run_sync(tool.call, arguments, abandon_on_cancel=True)
+                value = await _finished(_in_daemon(tool.call, arguments))
             if inspect.isawaitable(value):
                 value = await value
         except Exception as exc:  # noqa: BLE001 - a tool's failure is exactly what is audited

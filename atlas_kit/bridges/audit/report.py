@@ -5,11 +5,13 @@ Every text a server sent and every argument is redacted (trace.redact) before it
 """
 from __future__ import annotations
 
+import os
+import re
 import textwrap
 from typing import TypedDict
 
 from ...contract.rubric import MAX_TOKENS, RULES, Rule, Status
-from ...contract.redaction import redact
+from ...contract.redaction import hide_login, redact, redact_known, secret_values
 from .run import Audit, Outcome, ToolAudit
 
 __all__ = ["FORMULA", "AuditJSON", "Counts", "ToolJSON", "Worst", "clip", "counts", "render_text", "to_json", "worst"]
@@ -57,6 +59,30 @@ class AuditJSON(TypedDict):
     tools: list[ToolJSON]
     worst: dict[str, Worst]
     unmatched_cases: list[dict[str, object]]
+    notes: list[str]
+
+
+KEPT_CHARS = 20_000
+"""A reply's text in the JSON report is its first KEPT_CHARS characters (and how many more there were)."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def scrubbed(text: str) -> str:
+    """`text` as a report may hold it: key-shaped strings and addresses' passwords redacted, and the value of every
+    secret variable in this environment (contract.redaction.secret_values) hidden, even in pieces: a server, or a
+    Python tool in this process, can read the environment and answer with it."""
+    return redact_known(hide_login(redact(text)), secret_values(os.environ))
+
+
+def printable(text: str) -> str:
+    """`text` with every control character written as its escape: what a server says reaches no terminal as a
+    command (clearing the screen, a fake line, a new row in the table)."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def _kept(text: str) -> str:
+    cut = len(text) - KEPT_CHARS
+    return scrubbed(text if cut <= 0 else f"{text[:KEPT_CHARS]} ... ({cut:,} more characters)")
 
 
 def clip(text: str, width: int) -> str:
@@ -99,11 +125,11 @@ def _case_json(o: Outcome) -> dict[str, object]:
     j, r = o.judgement, o.reply
     return {"kind": o.case.kind, "why": o.case.why, "arguments": redact(o.case.arguments), "valid": o.case.valid,
             "outcome": o.kind, "reason": o.reason,
-            "reply": None if r is None else {"kind": r.kind, "text": redact(r.text), "is_error": r.is_error,
+            "reply": None if r is None else {"kind": r.kind, "text": _kept(r.text), "is_error": r.is_error,
                                              "code": r.code, "seconds": round(r.seconds, 3)},
             "score": None if j is None or j.score is None else round(100 * j.score, 1),
             "tokens": None if j is None else j.tokens,
-            "verdicts": [] if j is None else [{"rule": v.rule, "status": v.status, "reason": redact(v.reason)}
+            "verdicts": [] if j is None else [{"rule": v.rule, "status": v.status, "reason": scrubbed(v.reason)}
                                               for v in j.verdicts]}
 
 
@@ -117,15 +143,16 @@ def to_json(audit: Audit) -> AuditJSON:
               "mean_tokens": num(sum(j.tokens for j in t.judgements) / len(t.judgements)) if t.judgements else None,
               "cases": [_case_json(o) for o in t.outcomes]} for t in audit.tools]
     limits = audit.limits
-    return {"target": redact(audit.target), "score": num(audit.score), "formula": FORMULA, "tokens": TOKENS,
+    return {"target": scrubbed(audit.target), "score": num(audit.score), "formula": FORMULA, "tokens": TOKENS,
             "seconds": round(audit.seconds, 2), "stopped": audit.stopped,
             "limits": {"call_timeout": limits.call_timeout, "total_seconds": limits.total_seconds,
                        "calls_per_tool": limits.calls_per_tool, "allow_side_effects": limits.allow_side_effects},
             "tools": tools,
-            "worst": {rule: {"tool": t.tool.name, "case": o.case.kind, "text": redact(o.reply.text if o.reply else ""),
-                             "reason": redact(o.judgement.verdict(rule).reason if o.judgement else "")}
+            "worst": {rule: {"tool": t.tool.name, "case": o.case.kind, "text": _kept(o.reply.text if o.reply else ""),
+                             "reason": scrubbed(o.judgement.verdict(rule).reason if o.judgement else "")}
                       for rule, (t, o) in worst(audit).items()},
-            "unmatched_cases": [{"tool": c.tool, "why": c.why} for c in audit.unmatched]}
+            "unmatched_cases": [{"tool": c.tool, "why": c.why} for c in audit.unmatched],
+            "notes": [scrubbed(n) for n in audit.notes]}
 
 
 def _cell(c: Counts) -> str:
@@ -143,7 +170,7 @@ def render_text(audit: Audit, *, width: int = 100) -> str:
     """The terminal report: the limits, a row per tool (score, then ✓/✗ and counts per rule), the worst answers."""
     lim = audit.limits
     calls = sum(o.reply is not None for t in audit.tools for o in t.outcomes)
-    lines = [f"atlas-kit audit: {clip(redact(audit.target), width - 17)}",
+    lines = [f"atlas-kit audit: {printable(clip(scrubbed(audit.target), width - 17))}",
              f"{len(audit.tools)} tool{'s' * (len(audit.tools) != 1)}, {calls} call{'s' * (calls != 1)} in "
              f"{audit.seconds:.1f} s. Limits: {lim.call_timeout:g} s a "
              f"call, {lim.total_seconds:g} s in all, at most {lim.calls_per_tool} calls a tool; side effects "
@@ -152,7 +179,8 @@ def render_text(audit: Audit, *, width: int = 100) -> str:
     lines.append(f"{'tool':<{name_w}}  {'score':>5}  " + " ".join(f"{_SHORT[r]:<7}" for r in RULES))
     for t in audit.tools:
         c = counts(t)
-        name = t.tool.name if len(t.tool.name) <= name_w else t.tool.name[:name_w - 1] + "…"  # the column's width
+        shown = printable(t.tool.name) or "(no name)"
+        name = shown if len(shown) <= name_w else shown[:name_w - 1] + "…"  # the column's width
         lines.append(f"{name:<{name_w}}  {_score(t.score):>5}  "
                      + " ".join(f"{_cell(c[r]):<7}" for r in RULES))
     sizes = [j.tokens for t in audit.tools for j in t.judgements]
@@ -175,12 +203,12 @@ def _worst_lines(audit: Audit, width: int) -> list[str]:
         return []
     out = ["", "The worst answer for each rule failed (lowest score, then longest):"]
     for t, o, rules in grouped.values():
-        j, text = o.judgement, redact(o.reply.text if o.reply else "")
+        j, text = o.judgement, o.reply.text[:KEPT_CHARS] if o.reply else ""
         score = "" if j is None or j.score is None else f", score {100 * j.score:.1f}"
-        out.append(f"  {t.tool.name}, {o.case.kind} case ({clip(o.case.why, 60)}){score}:")
-        out.append(f"    “{clip(text, width - 8)}”")
+        out.append(f"  {printable(t.tool.name)}, {o.case.kind} case ({printable(clip(o.case.why, 60))}){score}:")
+        out.append(f"    “{printable(scrubbed(clip(text, width - 8)))}”")
         for rule in rules:
-            reason = redact(j.verdict(rule).reason) if j else ""
+            reason = printable(scrubbed(j.verdict(rule).reason)) if j else ""
             out += textwrap.wrap(f"{rule}: {reason}", width, initial_indent="    - ", subsequent_indent="      ")
     return out
 
@@ -194,8 +222,11 @@ def _notes(audit: Audit) -> list[str]:
                 kinds.setdefault(f"{o.kind.replace('_', ' ')}: {o.reason}", []).append(t.tool.name)
     for what, tools in kinds.items():
         names = ", ".join(dict.fromkeys(tools))
-        out.append(f"  {len(tools)} case(s) {what} [{clip(names, 80)}]")
+        out.append(printable(scrubbed(f"  {len(tools)} case(s) {what} [{clip(names, 80)}]")))
     out += [f"  a --cases entry names {c.tool!r}, which this target does not have" for c in audit.unmatched[:5]]
+    out += [f"  {printable(scrubbed(note))}" for note in audit.notes]
+    if not audit.tools:
+        out.append("  the target lists no tools, so there is nothing to call and no score")
     texts = {o.reply.text for t in audit.tools for o in t.outcomes if o.judgement is not None and o.reply is not None}
     judged = sum(len(t.judgements) for t in audit.tools)
     if judged >= 5 and len(texts) == 1:

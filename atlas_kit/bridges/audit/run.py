@@ -6,6 +6,7 @@ reaches the tool's own code, so a tool that may change state gets none unless si
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -88,6 +89,7 @@ class Audit:
     stopped: str | None = None
     closed: bool = False  # the server closed the connection mid-audit (stopped says during which case)
     unmatched: list[Case] = field(default_factory=list)  # --cases entries naming no tool of the target
+    notes: list[str] = field(default_factory=list)  # what listing the tools could not do (the target's notes)
 
     @property
     def score(self) -> float | None:
@@ -132,7 +134,9 @@ def judged(case: Case, tool: ToolInfo, reply: Reply) -> Outcome:
     if reply.kind == "result" and reply.is_error is False and case.valid and case.kind != "user":
         return Outcome(case, "accepted", "its arguments satisfy the schema and the call succeeded: no error to judge",
                        reply)
-    j = judge(reply.text, is_error=reply.is_error, arguments=case.arguments, schema=tool.input_schema, canary=CANARY)
+    planted = CANARY in json.dumps(case.arguments, ensure_ascii=False)  # only a case that carries it can echo it
+    j = judge(reply.text, is_error=reply.is_error, arguments=case.arguments, schema=tool.input_schema,
+              canary=CANARY if planted else None)
     if reply.kind == "protocol_error":
         why = (f"answered with a JSON-RPC error ({reply.code}) instead of a result with isError: the MCP spec "
                "(SEP-1303) asks for invalid arguments to come back as a tool execution error the model reads")
@@ -165,7 +169,7 @@ async def _audit(target: Target, limits: Limits, cases: list[Case], progress: Pr
     tools = await target.list_tools()
     names = {t.name for t in tools}
     audit = Audit(target.label, [ToolAudit(t) for t in tools], limits,
-                  unmatched=[c for c in cases if c.tool not in names])
+                  unmatched=[c for c in cases if c.tool not in names], notes=list(getattr(target, "notes", [])))
     plans = [plan(entry.tool, [c for c in cases if c.tool == entry.tool.name], limits) for entry in audit.tools]
     if progress is not None:
         progress.planned(sum(len(p) for p in plans))

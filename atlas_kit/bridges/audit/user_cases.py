@@ -7,6 +7,7 @@ One JSON object per line (JSONL), or one JSON list of them:
 from __future__ import annotations
 
 import json
+from typing import cast
 from pathlib import Path
 
 from ...types import JSONObject
@@ -35,7 +36,8 @@ def read_cases(path: Path) -> list[Case]:
     if not entries:
         raise CasesFileError(f"--cases {path}: holds no case; write one per line, such as {EXAMPLE}")
     if len(entries) > _MAX_CASES:
-        raise CasesFileError(f"--cases {path}: holds {len(entries)} cases, over {_MAX_CASES}; split it.")
+        raise CasesFileError(f"--cases {path}: holds {len(entries)} cases, over {_MAX_CASES}; keep the "
+                             f"{_MAX_CASES} that matter most, or audit the rest in a second run with another file.")
     return [_case(path, where, entry) for where, entry in entries]
 
 
@@ -43,7 +45,10 @@ def _entries(path: Path, text: str) -> list[tuple[str, object]]:
     stripped = text.strip()
     if stripped.startswith("["):
         try:
-            items = json.loads(stripped)
+            items = cast("list[object]", _strict(stripped))  # it starts with "[": valid JSON there is a list
+        except RecursionError:
+            raise CasesFileError(f"--cases {path}: nested too deeply to read; a case's arguments are a JSON object "
+                                 "of a few levels") from None
         except json.JSONDecodeError as err:
             raise CasesFileError(f"--cases {path}: not valid JSON ({err.msg} at line {err.lineno}); write a JSON "
                                  f"list of cases, or one case per line") from None
@@ -53,11 +58,23 @@ def _entries(path: Path, text: str) -> list[tuple[str, object]]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            out.append((f"line {n}", json.loads(line)))
+            out.append((f"line {n}", _strict(line)))
+        except RecursionError:
+            raise CasesFileError(f"--cases {path} line {n}: nested too deeply to read; a case's arguments are a JSON "
+                                 "object of a few levels") from None
         except json.JSONDecodeError as err:
             raise CasesFileError(f"--cases {path} line {n}: not valid JSON ({err.msg}); each line is one case such "
                                  f"as {EXAMPLE}") from None
     return out
+
+
+def _constant(name: str) -> object:
+    raise json.JSONDecodeError(f"{name} is not JSON (write a number)", name, 0)
+
+
+def _strict(text: str) -> object:
+    """JSON as the spec has it: NaN, Infinity and -Infinity, which Python's reader takes, are refused."""
+    return json.loads(text, parse_constant=_constant)
 
 
 def _case(path: Path, where: str, entry: object) -> Case:
