@@ -24,7 +24,8 @@ SCHEMA = {"type": "object", "properties": {"id": {"type": "string"}}, "required"
 
 
 def tool(name):
-    return {"name": name, "description": "Look a thing up.", "inputSchema": SCHEMA, "annotations": {"readOnlyHint": True}}
+    return {"name": name, "description": "Look a thing up.", "inputSchema": SCHEMA,
+            "annotations": {"readOnlyHint": True}}
 
 
 def listing(params):
@@ -233,3 +234,13 @@ def test_cases_with_nan_are_refused(raw, capsys, tmp_path):
     cases.write_text('{"tool": "lookup", "arguments": {"id": NaN}}\n')
     code, out, err = _audit(capsys, "--cases", str(cases), "--", sys.executable, str(raw), "plain")
     assert code == 2 and "NaN is not JSON" in err
+
+
+def test_a_server_that_prints_to_stdout_during_calls_is_told_so(raw, capsys, tmp_path):
+    script = tmp_path / "junk.py"
+    noisy = '    if MODE == "junk":\n        print("debug: got a call", flush=True)\n    if MODE == "hang":'
+    script.write_text(RAW.replace('    if MODE == "hang":', noisy))
+    code, out, err = _audit(capsys, "--max-calls", "1", "--", sys.executable, str(script), "junk")
+    assert code == 0 and "not JSON-RPC on stdout while answering calls" in out
+    code, out, err = _audit(capsys, "--max-calls", "1", "--", sys.executable, str(raw), "plain")
+    assert "not JSON-RPC" not in out

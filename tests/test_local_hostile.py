@@ -175,3 +175,14 @@ def test_a_results_file_this_sweep_did_not_write_is_one_line(tmp_path, capsys, l
 def test_a_compatible_server_never_puts_a_login_in_its_label():
     with pytest.raises(ProviderError, match="holds a user name or password"):
         Compatible("http://user:pass@127.0.0.1:9")
+
+
+@pytest.mark.parametrize("reason, words", [("authentication", "sends a local server none"),
+                                           ("rate_limit", "the local server is busy"),
+                                           ("connection", "check that it runs at --base-url")])
+def test_an_api_failure_on_a_local_server_says_what_to_do_there(reason, words):
+    from atlas_kit.models.replies import APIFailure
+
+    failure = APIFailure(reason, "SomeError", "the server's words", 401)
+    assert words in failure.line(local=True) and "ANTHROPIC_API_KEY" not in failure.line(local=True)
+    assert words not in failure.line()  # Anthropic's API keeps its own advice

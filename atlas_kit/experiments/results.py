@@ -82,7 +82,7 @@ def record_from_run(run: FinishedRun, grade: Grade, *, condition: Condition, tic
     failure: FailureNote | None = getattr(run, "api_failure", None)  # an agent.Run's; an MCP episode has none
     return _record(
         condition, ticket, trial, seed, experiment, **_source_fields(run.source),
-        api_failure=failure.reason if failure else None, api_error=failure.line() if failure else None,
+        api_failure=failure.reason if failure else None, api_error=failure.line(local=bool(run.source and run.source.local)) if failure else None,
         stop_reason=run.stop_reason, correct=bool(grade.correct), labels=sorted(grade.labels),
         hit_error=bool(errors), error_codes=sorted({e["code"] for e in errors}),
         branches=sorted({e.get("branch") or "none" for e in errors}),

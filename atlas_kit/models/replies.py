@@ -41,6 +41,21 @@ _FIX: dict[str, str] = {
     "other": "an unexpected error: see the message",
 }
 
+# What to do when the other side is a local server (Ollama, llama-server, another): it holds no key of ours, has no
+# rate plan, and its address is --base-url, so the API's advice would send a learner to the wrong place.
+_LOCAL_FIX: dict[str, str] = {
+    "authentication": "the local server asks for a key, and atlas_kit sends a local server none: restart it without "
+                      "one (llama-server: without --api-key)",
+    "permission": "the local server refused the request: check its own access settings",
+    "not_found": "the local server does not know this model or endpoint: check the model's name (ollama list) and "
+                 "that the server serves the Anthropic Messages API at /v1/messages (a recent version does)",
+    "rate_limit": "the local server is busy (429): lower --concurrency, or let its other work finish, then run again",
+    "overloaded": "the local server is overloaded: wait, then run again",
+    "server_error": "the local server had an internal error: see its log, then run again",
+    "connection": "the local server could not be reached or dropped the connection: check that it runs at "
+                  "--base-url (or ATLAS_BASE_URL)",
+}
+
 
 @dataclass(frozen=True)
 class APIFailure:
@@ -55,10 +70,12 @@ class APIFailure:
     def fix(self) -> str:
         return _FIX[self.reason]
 
-    def line(self) -> str:
-        """One line for a person: the reason, what to do, and the API's own words."""
+    def line(self, *, local: bool = False) -> str:
+        """One line for a person: the reason, what to do (for a local server when `local`), and the API's own
+        words."""
         status = f"{self.status} " if self.status else ""
-        return f"{self.reason} ({status}{self.error}): {self.fix}. {self.message}"[:400]
+        fix = _LOCAL_FIX.get(self.reason, self.fix) if local else self.fix
+        return f"{self.reason} ({status}{self.error}): {fix}. {self.message}"[:400]
 
 
 @dataclass(frozen=True)

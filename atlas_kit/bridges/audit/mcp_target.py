@@ -70,6 +70,7 @@ class McpTarget:
         self._lines = _Lines()
         self._was = (True, logging.NOTSET)
         self.notes: list[str] = []
+        self._junk_before = 0
 
     async def __aenter__(self) -> McpTarget:
         self._quiet_sdk()
@@ -91,6 +92,7 @@ class McpTarget:
             if isinstance(err, (KeyboardInterrupt, anyio.get_cancelled_exc_class())):
                 raise
             raise ConnectFailure(line) from None
+        self._junk_before = self._lines.not_json  # what it wrote while starting is the handshake's business
         return self
 
     def _environment(self) -> dict[str, str]:
@@ -214,7 +216,14 @@ class McpTarget:
         except Exception as err:  # noqa: BLE001 - the SDK refused the reply (e.g. its output schema): say so, go on
             return Reply("invalid", f"the reply was not a valid tool result ({type(err).__name__})", None,
                          time.monotonic() - start)
+        self._junk_said()
         return Reply("result", _text(result), bool(result.is_error), time.monotonic() - start)
+
+    def _junk_said(self) -> None:
+        """Note, once, that the server wrote something other than JSON-RPC on stdout while answering calls."""
+        if self._lines.not_json > self._junk_before and not any("not JSON-RPC" in n for n in self.notes):
+            self.notes.append("the server wrote text that is not JSON-RPC on stdout while answering calls (a log line "
+                              "or a print); a stricter client may drop the connection on it: log to stderr")
 
     def _connected(self) -> Client:
         if self._client is None:

@@ -169,7 +169,7 @@ async def _audit(target: Target, limits: Limits, cases: list[Case], progress: Pr
     tools = await target.list_tools()
     names = {t.name for t in tools}
     audit = Audit(target.label, [ToolAudit(t) for t in tools], limits,
-                  unmatched=[c for c in cases if c.tool not in names], notes=list(getattr(target, "notes", [])))
+                  unmatched=[c for c in cases if c.tool not in names], notes=getattr(target, "notes", []))  # the target's own list: a call can add to it
     plans = [plan(entry.tool, [c for c in cases if c.tool == entry.tool.name], limits) for entry in audit.tools]
     if progress is not None:
         progress.planned(sum(len(p) for p in plans))
