@@ -234,3 +234,14 @@ def test_a_byte_order_mark_is_read_and_a_skipped_tool_never_called_is_said(tmp_p
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(_chat(_call("a", "t", {}), _result("a", "Error: x"))).encode())
     transcripts = read_transcripts([path])
     assert "no call to thnik in these files" in dashboard(transcripts, skip=["thnik"])
+
+
+def test_the_same_prompt_run_twice_with_nothing_to_name_it_is_two_runs_not_a_copy(tmp_path):
+    run = _chat(_call("a", "t", {}), _result("a", "Error: down"), {"role": "assistant", "content": "Sorry."})
+    path = tmp_path / "repeats.jsonl"  # temperature 0: the same turns each time, and no id, task or trial
+    path.write_text("\n".join(json.dumps(run) for _ in range(3)) + "\n")
+    assert len(read_transcripts([path]).episodes) == 3
+    named = tmp_path / "named.jsonl"  # an id the data gives, twice with the same turns: a copy
+    named.write_text("\n".join(json.dumps({**run, "id": "run-7"}) for _ in range(2)) + "\n")
+    with pytest.raises(TranscriptError, match="line 2: is the same episode as line 1 \\(run-7"):
+        read_transcripts([named])

@@ -44,7 +44,6 @@ def shown(text: str) -> str:
     return redact(text).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-
 _MARGIN = 400  # a key that starts before the cut is redacted whole, not cut into a piece redact cannot recognise
 
 

@@ -35,7 +35,9 @@ def read_file(path: str | os.PathLike[str], *, format: FormatChoice = "auto") ->
         raise ValueError(f"format must be auto or one of {', '.join(FORMATS)}; got {format!r}.")
     try:
         chosen = sniff(where) if format == "auto" else Sniffed(format, "named by the caller")
-        episodes = _unique_ids(READERS[chosen.format].read(where))
+        episodes = READERS[chosen.format].read(where)
+        _refuse_copies(episodes, {})
+        episodes = _unique_ids(episodes)
     except RecursionError:  # json and the readers recurse once per level of nesting
         raise TranscriptError(str(where), "", "is nested too deeply to read (thousands of levels of lists or "
                               "objects); no transcript format nests so; give a transcript file.") from None
@@ -54,21 +56,37 @@ def _unique_ids(episodes: list[Episode]) -> list[Episode]:
     return [replace(e, id=f"{e.id} ({e.where})") if counts[e.id] > 1 else e for e in episodes]
 
 
-def _fingerprint(e: Episode) -> str | None:
-    """What makes two episodes one: their task, trial, model, turns and outcome. An Atlas record's key is its
-    identity (two conditions can end alike), and a results record without turns is never compared: its file keeps
-    one record per key already."""
-    if e.detail == "summary":
-        return None
-    return repr((e.id if e.format == "atlas" else None, e.format, e.task_id, e.trial, e.model, e.system, e.turns,
-                 e.outcome))
+def _identity(e: Episode) -> str | None:
+    """Who an episode says it is: an Atlas record's key, a task and trial, or an id the data gave. An episode named
+    only by its place has none: a copy of it cannot be told from a repeat (the same prompt run twice at temperature
+    0 gives the same turns), so it is never refused as a copy."""
+    if e.format == "atlas":
+        return e.id
+    if e.task_id is not None and e.trial is not None:
+        return f"task {e.task_id}, trial {e.trial}"
+    return None if e.id == f"record-{e.record}" else e.id
+
+
+def _refuse_copies(episodes: list[Episode], seen: dict[str, Episode]) -> None:
+    """One TranscriptError at the first episode that is another one again: the same identity (_identity), turns and
+    outcome, in this file or in one read before (`seen` remembers them). Results records without turns are not
+    compared: their file keeps one record per key already."""
+    for e in episodes:
+        who = _identity(e)
+        if who is None or e.detail == "summary":
+            continue
+        first = seen.setdefault(repr((who, e.format, e.model, e.system, e.turns, e.outcome)), e)
+        if first is not e:
+            again = first.where if first.file == e.file else f"{first.where} of {first.file}"
+            raise TranscriptError(e.file, e.where, f"is the same episode as {again} ({who}, with the same turns and "
+                                  "outcome); remove the copy, or it counts twice.")
 
 
 def read_transcripts(paths: Iterable[str | os.PathLike[str]], *, format: FormatChoice = "auto") -> Transcripts:
     """Every episode of every file, in order, with a note per file. Raises TranscriptError (one line) on the first
-    file a reader cannot understand, on a file given twice, and on an episode that appears twice (the same task,
-    trial, turns and outcome: a file concatenated with itself, or one run copied into two files), since counting it
-    twice would double its weight in every rate; nothing is returned in part."""
+    file a reader cannot understand, on a file given twice, and on an episode that appears twice (_refuse_copies: a
+    file concatenated with itself, or one run copied into two files), since counting it twice would double its
+    weight in every rate; nothing is returned in part."""
     episodes: list[Episode] = []
     notes: list[FileRead] = []
     seen_files: dict[Path, str] = {}
@@ -80,13 +98,7 @@ def read_transcripts(paths: Iterable[str | os.PathLike[str]], *, format: FormatC
                                   "once, or its episodes count twice.")
         seen_files[resolved] = str(path)
         found, note = read_file(path, format=format)
-        for e in found:
-            mark = _fingerprint(e)
-            first = e if mark is None else seen.setdefault(mark, e)
-            if first is not e:
-                again = first.where if first.file == e.file else f"{first.where} of {first.file}"
-                raise TranscriptError(e.file, e.where, f"is the same episode as {again} (the same task, trial, turns "
-                                      "and outcome); remove the copy, or it counts twice.")
+        _refuse_copies(found, seen)
         episodes += found
         notes.append(note)
     if not notes:
