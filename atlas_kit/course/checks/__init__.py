@@ -1,30 +1,72 @@
 """Checks for the exercises: a learner calls `check("03.1", answer)` in the cell after an answer.
 
-A check never raises, and says what it judged: structure ("Structure: ..."), a contradiction between the words and
+A check never raises, stops the learner's code after CHECK_SECONDS (and says so), and says what it judged: structure ("Structure: ..."), a contradiction between the words and
 the structure ("Contradiction: ..."), forbidden words ("Forbidden: ..."); what it cannot decide it does not judge,
 and shows the reference answer and a rubric once the rest is right ("Not judged: ..."). A failed check says what to
 change in one or two sentences; hints come with `hint("03.1")`. An answer still `...` is "not answered yet".
 """
 from __future__ import annotations
 
+import signal
+import threading
+from contextlib import contextmanager
 from dataclasses import replace
+from typing import Iterator
 
 from ._registry import BLANK, EXERCISES, PLACEHOLDER, Compare, Exercise, Feedback, Finding, exercise, is_blank
 
-__all__ = ["BLANK", "EXERCISES", "PLACEHOLDER", "Compare", "Exercise", "Feedback", "Finding", "check", "exercise", "hint",
+__all__ = ["BLANK", "CHECK_SECONDS", "EXERCISES", "PLACEHOLDER", "Compare", "Exercise", "Feedback", "Finding", "check", "exercise", "hint",
            "is_blank"]
 
 
+CHECK_SECONDS = 30.0
+"""How long a check may run the learner's code: a loop that never ends, a long sleep or an input() is stopped
+there (in the kernel's main thread, by an alarm) and said, so the notebook is never left waiting."""
+
+
+class _OutOfTime(BaseException):
+    """Raised into the learner's code when CHECK_SECONDS have passed: a BaseException, so `except Exception` in
+    that code does not swallow it."""
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise _OutOfTime in this thread after `seconds`, and again each second after (code that catches everything
+    is stopped at its next try). Only in the main thread of a system with alarms; elsewhere, no limit."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise _OutOfTime()
+
+    before = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before if before is not None else signal.SIG_DFL)
+
+
 def check(key: str, answer: object) -> Feedback:
-    """Check `answer` for exercise `key`; never raises."""
+    """Check `answer` for exercise `key`; never raises, and returns within about CHECK_SECONDS."""
     _load()
-    ex = EXERCISES.get(key)
+    ex = EXERCISES.get(key) if isinstance(key, str) else None
     if ex is None:
-        return Feedback(key, False, f"There is no exercise {key!r}; the keys are: {', '.join(sorted(EXERCISES))}.")
+        return Feedback(str(key), False, f"There is no exercise {key!r}; the keys are: {', '.join(sorted(EXERCISES))} "
+                                         "(each a string, such as '03.1').")
     if is_blank(answer):
         return Feedback(key, False, BLANK)
     try:
-        problem = ex.grade(answer)
+        with _time_limit(CHECK_SECONDS):
+            problem = ex.grade(answer)
+    except _OutOfTime:
+        problem = (f"your code did not finish within {CHECK_SECONDS:g} s when the check used it (a loop that never "
+                   "ends, a long sleep, or input()?); fix that, and check again.")
+    except SystemExit:
+        problem = ("your code called exit() (SystemExit) when the check used it; return a value, or raise an "
+                   "exception, instead.")
     except Exception as exc:  # the learner's code raised inside the check: say so, don't crash the notebook
         problem = f"your answer raised {type(exc).__name__} when the check used it; run it yourself, fix that, and check again."
     return replace(ex.said(problem), exercise=key)

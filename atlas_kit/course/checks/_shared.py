@@ -13,6 +13,7 @@ from typing import Mapping
 from ...agent import Bounds, Run, run_agent
 from ...atlas import World, atlas_session, build_tools, fail_first_call, style_named
 from ...atlas.session import Session
+from ...contract.redaction import redact
 from ...dispatch.tool import CallContext, Handler, Tool
 from ...dispatch.dispatcher import Dispatcher
 from ...contract.errors import ToolError, ToolFailure
@@ -65,7 +66,7 @@ def _attempt(handler: Handler, args: JSONObject) -> _Attempt:
 
 
 def _crashed(exc: Exception, what: str) -> str:
-    said = str(exc).split("\n")[0][:220]
+    said = redact(str(exc).split("\n")[0][:220])  # a handler's message may quote a key from its config
     return f"Your handler raised {type(exc).__name__} {what} ({said}); fix it so that it fails only by raising ToolFailure."
 
 

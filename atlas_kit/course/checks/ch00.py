@@ -47,7 +47,8 @@ def _grade_00_1(answer: object) -> str | None:
     truth = _t05_truth()
     for key in _REPORT_KEYS:
         given, want = answer[key], truth[key]
-        same = given is want if isinstance(want, bool) else isinstance(given, str) and given.strip() == want
+        # str's own strip, not the answer's: a str subclass could make its strip() equal to anything
+        same = given is want if isinstance(want, bool) else isinstance(given, str) and str.strip(given) == want
         if not same:
             return f"{key} is not {given!r} in T05's offline run (seed 0): {_REPORT_WHERE[key]}."
     return None
@@ -86,8 +87,9 @@ def _grade_00_2(answer: object) -> str | None:
         return f"Scenarios {', '.join(missing)} have no answer; give one mode for each of {', '.join(SCENARIOS_00_2)}."
     for key, want in _MODE_00_2.items():
         given = answer[key]
-        if not isinstance(given, str) or given.strip().lower() not in _MODES:
+        mode = str.lower(str.strip(given)) if isinstance(given, str) else None  # str's methods, not a subclass's
+        if mode not in _MODES:
             return f"Scenario {key}: {given!r} is not a mode; use one of {', '.join(map(repr, _MODES))}."
-        if given.strip().lower() != want:
-            return f"Scenario {key} ({SCENARIOS_00_2[key][0]}, {SCENARIOS_00_2[key][1]}) is not {given.strip()!r}: {_RULE_00_2[key]}"
+        if mode != want:
+            return f"Scenario {key} ({SCENARIOS_00_2[key][0]}, {SCENARIOS_00_2[key][1]}) is not {mode!r}: {_RULE_00_2[key]}"
     return None

@@ -46,6 +46,11 @@ _LOOP_CASES: tuple[tuple[str, list[tuple[str, JSONObject, str]], int | None, str
 )
 
 
+def _index(value: object) -> bool:
+    """An index or None, as a plain int (not a bool, nor an object that says it equals anything)."""
+    return value is None or type(value) is int
+
+
 @exercise("06.1", "A loop guard on (tool, arguments, error)",
           right="Your guard stops where the dispatcher's breaker does, on the second identical triple, and "
                 "lets varied arguments, other tools and other codes through.",
@@ -62,11 +67,11 @@ def _loop_guard(guard: object) -> str | None:
         except Exception as exc:
             return (f"For {name} your guard raised {type(exc).__name__}: arguments can hold lists and dicts, so turn "
                     "them into text you can compare and hash, canonical JSON with sorted keys.")
-        if got != want or type(got) is bool:
+        if not _index(got) or got != want:
             return f"For {name} your guard returned {got!r} where the breaker says {want!r}. {advice}"
     history = _t21_history()
     got = guard(history)
-    if got != 1:
+    if not _index(got) or got != 1:
         return f"On the failures of chapter 06's looping T21 run your guard returned {got!r}, where the breaker acted at 1."
     return None
 

@@ -10,7 +10,7 @@ from typing import cast
 from ...atlas import TICKETS
 from ...experiments.metrics import Z95, Paired, paired_recovery, recovery, success
 from ...types import JSONObject, Record
-from ._registry import BLANK, exercise, is_blank
+from ._registry import BLANK, PLACEHOLDER, exercise
 
 __all__ = ["FAULT_TICKETS"]
 
@@ -40,8 +40,10 @@ def _check_recovery(fn: object) -> str | None:
     for counts in _SETS_11:
         episodes = _episodes(counts)
         got = fn(copy.deepcopy(episodes))
-        if is_blank(got):
+        if got is PLACEHOLDER:
             return BLANK
+        if got is None:
+            return "Your function returned None: end it with return (rate, low, high)."
         if not isinstance(got, (tuple, list)) or len(got) != 3 or not all(isinstance(x, (int, float)) for x in got):
             return "Return a tuple of three numbers: (rate, low, high)."
         rate, low, high = map(float, got)

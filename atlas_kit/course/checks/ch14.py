@@ -16,7 +16,7 @@ from ...dispatch.tool import CallContext, Tool
 from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, offline_client
 from ...experiments.stats import fisher_exact, mcnemar_exact, pair_records, paired_difference
 from ...types import JSONObject, Record
-from ._registry import BLANK, Compare, Finding, exercise, is_blank
+from ._registry import BLANK, PLACEHOLDER, Compare, Finding, exercise
 from ._text import claims_complete
 
 __all__ = ["paired_records"]
@@ -156,9 +156,14 @@ def _check_cut(fn: object) -> str | Finding | None:
     Contradiction: a note that calls the cut list whole or states its partial sum. Not judged: what the note says to do."""
     if not callable(fn):
         return "Pass the function paid_result itself (no parentheses): the check calls it with rows it chooses."
-    first, _ = _call(fn, _ROWS, 3)
-    if is_blank(first):
+    first, raised = _call(fn, _ROWS, 3)
+    if first is PLACEHOLDER:
         return BLANK
+    if raised is not None:
+        return (f"Your paid_result raised {raised} on a whole list of three rows: it should return the result, "
+                "whole or cut, and never raise.")
+    if first is None:
+        return "Your paid_result returned None: end it with return, giving the result for those rows."
     return _shape(fn) or _end_to_end(fn)
 
 
@@ -234,8 +239,10 @@ def _check_pairing(fn: object) -> str | None:
     for seed in (1, 2, 3):
         records = paired_records(seed)
         got = fn(copy.deepcopy(records), "contract", "raw")
-        if is_blank(got):
+        if got is PLACEHOLDER:
             return BLANK
+        if got is None:
+            return "Your function returned None: end it with return (difference, p_value)."
         if not isinstance(got, tuple) or len(got) != 2 or not all(isinstance(x, (int, float)) for x in got):
             return "Return a pair of numbers: (difference, p_value)."
         want = _expected(records)

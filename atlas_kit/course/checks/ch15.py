@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import logging
 from typing import TYPE_CHECKING, Callable, Coroutine, Iterable, Mapping, TypeVar, Union
 
 from ...atlas import atlas_session
@@ -94,8 +95,9 @@ def _run(coroutine: Coroutine[object, object, _T]) -> _T:
         return pool.submit(asyncio.run, coroutine).result()
 
 
-async def _drive(call_tool: CallTool) -> list[JSONObject | MCPError]:
-    """Four calls through the SDK's in-memory client: each a result (as JSON) or the protocol error it raised."""
+async def _drive(call_tool: CallTool, raised: list[tuple[str, str]]) -> list[JSONObject | MCPError]:
+    """Four calls through the SDK's in-memory client: each a result (as JSON) or the protocol error it raised;
+    `raised` gets (exception, tool) for each call on which the learner's call_tool raised something else."""
     import mcp_types as types
     from mcp import Client, MCPError
     from mcp.server import Server
@@ -105,18 +107,32 @@ async def _drive(call_tool: CallTool) -> list[JSONObject | MCPError]:
         return types.ListToolsResult(tools=[types.Tool(name="stock_level", input_schema={"type": "object"})])
 
     async def on_call(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return types.CallToolResult.model_validate(call_tool(params.name, params.arguments))
+        try:
+            return types.CallToolResult.model_validate(call_tool(params.name, params.arguments))
+        except MCPError:
+            raise  # the protocol error the exercise asks for, for an unknown tool
+        except Exception as exc:  # the learner's bug: said by the check, not logged by the SDK with a traceback
+            raised.append((type(exc).__name__, params.name))
+            raise
 
     server = Server("exercise", on_list_tools=list_tools, on_call_tool=on_call)
     seen: list[JSONObject | MCPError] = []
-    async with Client(server, mode="legacy") as client:
-        for name, args in (("stock_level", {"sku": "SKU-2041"}), ("stock_level", {"sku": "2041"}),
-                           ("stock_level", {"sku": "SKU-9999"}), ("restock_everything", {"sku": "SKU-2041"})):
-            try:
-                result = await client.call_tool(name, args)
-                seen.append(result.model_dump(by_alias=True, mode="json", exclude_none=True))
-            except MCPError as err:
-                seen.append(err)
+    sdk, quiet = logging.getLogger("mcp"), logging.NullHandler()
+    was = sdk.propagate
+    sdk.propagate = False  # a raising call_tool is the check's to report, in one line, not the SDK's traceback
+    sdk.addHandler(quiet)
+    try:
+        async with Client(server, mode="legacy") as client:
+            for name, args in (("stock_level", {"sku": "SKU-2041"}), ("stock_level", {"sku": "2041"}),
+                               ("stock_level", {"sku": "SKU-9999"}), ("restock_everything", {"sku": "SKU-2041"})):
+                try:
+                    result = await client.call_tool(name, args)
+                    seen.append(result.model_dump(by_alias=True, mode="json", exclude_none=True))
+                except MCPError as err:
+                    seen.append(err)
+    finally:
+        sdk.propagate = was
+        sdk.removeHandler(quiet)
     return seen
 
 
@@ -133,10 +149,15 @@ def _call_tool(fn: object) -> str | Finding | None:
     the unknown name sent, repeated. The messages are not read for their ideas."""
     if not callable(fn):
         return "Pass your function call_tool itself: it takes (name, arguments) and returns a CallToolResult dict."
+    raised: list[tuple[str, str]] = []  # (exception, tool) for each call the learner's call_tool raised on
     try:
-        ok, bad, missing, unknown = _run(_drive(fn))
+        ok, bad, missing, unknown = _run(_drive(fn, raised))
     except ImportError:
         return "The MCP SDK is not installed here; run pip install -e '.[mcp]' and check again."
+    if raised:
+        kind, tool = raised[0]
+        return (f"Your call_tool raised {kind} on a call to {tool!r}: a failure inside the tool goes through the "
+                "dispatcher as an isError result; only an unknown tool raises MCPError.")
     if not isinstance(ok, dict) or ok.get("isError") or "SKU-2041" not in (_text(ok) or ""):
         return "A good call (sku SKU-2041) should return the dispatcher's success text, not an error or a protocol error."
     for result, code, what in ((bad, "invalid_argument", "a malformed sku"), (missing, "not_found", "an unknown sku")):
