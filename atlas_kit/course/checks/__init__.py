@@ -1,9 +1,10 @@
 """Checks for the exercises: a learner calls `check("03.1", answer)` in the cell after an answer.
 
-A check never raises, stops the learner's code after CHECK_SECONDS (and says so), and says what it judged: structure ("Structure: ..."), a contradiction between the words and
-the structure ("Contradiction: ..."), forbidden words ("Forbidden: ..."); what it cannot decide it does not judge,
-and shows the reference answer and a rubric once the rest is right ("Not judged: ..."). A failed check says what to
-change in one or two sentences; hints come with `hint("03.1")`. An answer still `...` is "not answered yet".
+A check never raises, stops the learner's code after CHECK_SECONDS (and says so), and says what it judged:
+structure ("Structure: ..."), a contradiction between the words and the structure ("Contradiction: ..."), forbidden
+words ("Forbidden: ..."); what it cannot decide it does not judge, and shows the reference answer and a rubric once
+the rest is right ("Not judged: ..."). A failed check says what to change in one or two sentences; hints come with
+`hint("03.1")`. An answer still `...` is "not answered yet".
 """
 from __future__ import annotations
 
