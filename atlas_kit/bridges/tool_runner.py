@@ -26,6 +26,7 @@ from ..dispatch.dispatcher import argument_error, crash_error
 from ..dispatch.breaker import LoopBreak, LoopBreaker, args_key, canonical_args
 from ..contract.errors import Branch, ErrorCode, Next, ToolError, ToolFailure, stop, tool_error
 from ..contract.values import say
+from ..contract.defaults import DEFAULT_NEXT
 from ..dispatch.trace import Trace
 from ..types import result_text
 
@@ -61,16 +62,6 @@ log.addHandler(logging.NullHandler())  # a library stays quiet until the applica
 
 # What the model is told to do when a tool author raises ToolFailure without `next`: one default per code,
 # each a branch that code allows (see errors.ALLOWED_BRANCHES), so `raise ToolFailure("not_found", "...")` is enough.
-DEFAULT_NEXT: dict[ErrorCode, Next] = {
-    ErrorCode.INVALID_ARGUMENT: Next(Branch.RETRY_CHANGED, "Change the argument the message names and call again."),
-    ErrorCode.NOT_FOUND: stop("Tell the user it was not found; do not guess other ids or names."),
-    ErrorCode.NOT_PERMITTED: stop("Tell the user this is not allowed; do not retry it or try other values."),
-    ErrorCode.LIMIT_EXCEEDED: stop("Tell the user the limit was reached; do not try it again in this conversation."),
-    ErrorCode.UPSTREAM_UNAVAILABLE: stop("Tell the user it could not be done right now and that they can try again later."),
-}
-# No default offers a person: the runner cannot know that the agent has one to hand to. An author whose agent
-# does has a tool for it, and says so with next=switch_tool("escalate", "...").
-
 # The breaker's answer is always limit_exceeded + stop: a repeat ceiling is a limit, and every code allows stop
 # except invalid_argument. The code that repeated is kept in the trace and in `Conversation.loop_break`.
 BREAKER_MESSAGE = ("This exact call has been made {count} times and fails the same way each time, "

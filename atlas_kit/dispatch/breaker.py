@@ -25,8 +25,17 @@ class LoopBreak:
 
 
 def canonical_args(args: object) -> str:
-    """Arguments as a stable string: key order and spacing never make two calls differ (types.canonical)."""
-    return canonical(args)
+    """Arguments as a stable string: key order and spacing never make two calls differ (types.canonical). Input no
+    canonical JSON can write (keys of mixed types, nesting past the recursion limit) is named by its type and a
+    digest of its repr, so counting a call never raises."""
+    try:
+        return canonical(args)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            shown = repr(args)
+        except (RecursionError, ValueError, TypeError):
+            shown = object.__repr__(args)
+        return f"<{type(args).__name__} {hashlib.sha256(shown.encode('utf-8', 'replace')).hexdigest()[:16]}>"
 
 
 def args_key(args: object) -> str:

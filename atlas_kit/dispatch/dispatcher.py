@@ -1,4 +1,6 @@
-"""The dispatcher: runs one assistant message's `tool_use` blocks and never raises.
+"""The dispatcher: runs one assistant message's `tool_use` blocks and never raises for what a tool or a model does
+(a tool's exit() and GeneratorExit included); only control flow meant to pass (KeyboardInterrupt, asyncio's
+CancelledError, another BaseException that is not an error) leaves it as it came.
 
 Exactly one `tool_result` per issued id, in order. Transient failures are retried
 here, not by the model; a repeated (tool, args, error) triple is reported as a loop
@@ -6,6 +8,8 @@ break for the agent loop to act on. Taught in chapters 06 and 09.
 """
 from __future__ import annotations
 
+import copy
+import inspect
 import json
 import traceback
 from dataclasses import dataclass, field
@@ -59,9 +63,16 @@ def argument_error(use_id: str, problem: ArgumentProblem) -> ToolError:
     retry_changed with no `argument` (naming a non-argument such as "input" would send the model after it) and its
     `say` tells what to send instead.
     """
-    nxt = (retry_changed(problem.argument, "Fix that argument and call again.") if problem.argument
-           else Next(Branch.RETRY_CHANGED, problem.say))
-    return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message, next=nxt)
+    try:
+        nxt = (retry_changed(problem.argument, "Fix that argument and call again.") if problem.argument
+               else Next(Branch.RETRY_CHANGED, problem.say))
+        return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, problem.message, next=nxt)
+    except AtlasKitValueError:  # a name the builder will not write (accountId, order-id, a long list): say less
+        return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, _ARGUMENTS_WRONG,
+                          next=Next(Branch.RETRY_CHANGED, "Send the arguments the tool's input schema asks for."))
+
+
+_ARGUMENTS_WRONG = "The arguments do not match the tool's input schema; check each against its description."
 
 
 def crash_error(use_id: str, exc: BaseException, *, side_effect: bool | None = None,
@@ -105,6 +116,14 @@ class Dispatcher:
         break_loops: bool = True,
         run_id: str = "run",
     ) -> None:
+        given: object = tools
+        if isinstance(given, (str, bytes)) or not hasattr(given, "__iter__"):
+            raise AtlasKitTypeError(f"Dispatcher takes a list of Tool objects; got {type(tools).__name__}.")
+        if not callable(style):
+            raise AtlasKitTypeError(f"style must be a style function such as contract_style; got {style!r} (for a "
+                                    f"style by name, use atlas.style_named({style!r})).")
+        if isinstance(loop_threshold, bool) or not isinstance(loop_threshold, int):
+            raise AtlasKitTypeError(f"loop_threshold must be a whole number of 2 or more; got {loop_threshold!r}.")
         self.tools: dict[str, Tool] = {}
         for tool in tools:
             if not isinstance(tool, Tool):
@@ -124,10 +143,15 @@ class Dispatcher:
         return [t.definition() for t in self.tools.values()]
 
     def dispatch(self, content: Iterable[object]) -> DispatchResult:
-        """Answer every `tool_use` block in `content` (dicts or SDK objects); never raises."""
+        """Answer every `tool_use` block in `content` (dicts or SDK objects); never raises (see the module)."""
         out = DispatchResult(results=[])
         answered: set[str] = set()
-        for block in content_blocks(content):
+        try:
+            blocks = list(content_blocks(content))
+        except _CRASHES as exc:  # content that cannot be read (an SDK-like block whose dump raises): no id to answer
+            self.trace.add("unanswerable_block", tool_use_id=f"<unreadable content: {type(exc).__name__}>")
+            return out
+        for block in blocks:
             if block["type"] != "tool_use":
                 continue
             use_id = block.get("id")
@@ -138,7 +162,7 @@ class Dispatcher:
             name, args = block.get("name"), block.get("input")
             try:
                 result, failure = self._call(use_id, name, args)
-            except Exception as exc:  # a bug in the dispatcher itself still yields one result
+            except _CRASHES as exc:  # a bug in the dispatcher itself still yields one result
                 tool = self.tools.get(name) if isinstance(name, str) else None
                 failure = self._internal(use_id, str(name), exc, side_effect=tool.side_effect if tool else None,
                                          hands_over=tool.hands_over if tool else False)
@@ -155,12 +179,8 @@ class Dispatcher:
         tool = self.tools.get(name) if isinstance(name, str) else None
         self.trace.add("call", tool_use_id=use_id, tool=name if tool else "<unknown>", args=canonical_args(args)[:2000])
         if tool is None:
-            names = ", ".join(sorted(self.tools))
-            err = tool_error(
-                use_id, ErrorCode.INVALID_ARGUMENT, f"No tool has that name; the tools available are: {names}.",
-                next=retry_changed("name", "Call one of the listed tools instead."),
-            )
-            return self._fail("<unknown>", err, raw=f"KeyError: no tool named {name!r}", plain="No tool has that name.")
+            return self._fail("<unknown>", self._unknown(use_id), raw=f"KeyError: no tool named {name!r}",
+                              plain="No tool has that name.")
         problem = check_arguments(tool.input_schema, args)
         if problem is not None:
             given = isinstance(args, dict) and problem.argument in args
@@ -168,13 +188,28 @@ class Dispatcher:
                               plain=plain_argument(problem.argument, given=given))
         return self._run(tool, use_id, cast(JSONObject, args))  # the schema check passed: args is an object
 
+    def _unknown(self, use_id: str) -> ToolError:
+        """A call to a tool that does not exist: the tools listed when the builder can write them all (a long list,
+        or a name it will not write, is left to the request's own tools)."""
+        nxt = retry_changed("name", "Call one of the listed tools instead.")
+        try:
+            return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, "No tool has that name; the tools available are: "
+                              f"{', '.join(sorted(self.tools))}.", next=nxt)
+        except AtlasKitValueError:
+            return tool_error(use_id, ErrorCode.INVALID_ARGUMENT, "No tool has that name; call one of the tools this "
+                              "request lists.", next=nxt)
+
     def _run(self, tool: Tool, use_id: str, args: JSONObject) -> tuple[ToolResultBlock, Failure | None]:
         key = f"{self.run_id}:{use_id}" if tool.side_effect else None
         attempt = 0
         while True:
             attempt += 1
-            try:
-                value = tool.handler(args, CallContext(use_id, attempt, key))
+            try:  # each attempt gets its own copy: a handler that changes its arguments changes no retry, no history
+                value = tool.handler(_copied(args), CallContext(use_id, attempt, key))
+                if inspect.isawaitable(value):
+                    _close(value)
+                    raise AtlasKitTypeError(f"the handler of {tool.name} returned an awaitable; a Tool's handler is "
+                                            "a plain function (the dispatcher does not await)")
             except ToolFailure as exc:
                 err = tool_error(use_id, exc.code, exc.message, next=exc.next, detail=exc.detail)
                 return self._fail(tool.name, err, raw=exc.raw or exc.message, plain=exc.plain)
@@ -187,7 +222,7 @@ class Dispatcher:
                     return self._gave_up(tool, use_id, attempt, raw)
                 self.retry.sleep(wait)
                 continue
-            except Exception as exc:
+            except _CRASHES as exc:
                 failure = self._internal(use_id, tool.name, exc, side_effect=tool.side_effect,
                                          hands_over=tool.hands_over)
                 return self.style(failure), failure
@@ -231,6 +266,25 @@ class Dispatcher:
         self.trace.add("loop_detected", tool=brk.tool, args_key=brk.args_key, code=brk.error, count=brk.count,
                        acted=self.break_loops)
         return brk if self.break_loops else None
+
+
+# What a tool (or a bug of ours) raising is a crash of: any error, and exit() or a stray GeneratorExit. Other
+# BaseExceptions are control flow meant to pass (KeyboardInterrupt, asyncio's CancelledError, a caller's timeout),
+# so they leave the dispatcher as they came.
+_CRASHES: tuple[type[BaseException], ...] = (Exception, SystemExit, GeneratorExit)
+
+
+def _copied(args: JSONObject) -> JSONObject:
+    try:
+        return copy.deepcopy(args)
+    except Exception:  # noqa: BLE001 - arguments that cannot be copied are passed as they are
+        return args
+
+
+def _close(value: object) -> None:
+    close = getattr(value, "close", None)
+    if callable(close):
+        close()  # a coroutine never awaited is closed, not left to warn
 
 
 def _as_text(value: object) -> str:

@@ -5,6 +5,7 @@ same across harness retries) and fails through `ToolFailure` (contract) or `Tran
 """
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -54,6 +55,17 @@ class Tool:
         check_schema(self.input_schema, tool=self.name)
         if not callable(self.handler):
             raise AtlasKitTypeError(f"Tool {self.name!r}: handler must be callable as handler(args, ctx).")
+        if inspect.iscoroutinefunction(self.handler) or inspect.iscoroutinefunction(getattr(self.handler, "__call__", None)):
+            raise AtlasKitTypeError(f"Tool {self.name!r}: the handler is async, and the dispatcher does not await: "
+                                    "write a plain def (run async work inside it with asyncio.run), or use "
+                                    "@contract_async_tool with the SDK's tool runner.")
+        try:
+            inspect.signature(self.handler).bind(None, None)
+        except TypeError:
+            raise AtlasKitTypeError(f"Tool {self.name!r}: the handler must take two arguments, handler(args, ctx): the "
+                                    "arguments dict and the CallContext.") from None
+        except ValueError:  # a builtin whose signature cannot be read: trusted as written
+            pass
 
     def definition(self) -> ToolDefinition:
         """The tool as the model is told about it."""

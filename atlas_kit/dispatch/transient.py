@@ -9,7 +9,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable
-from ..types.exceptions import AtlasKitValueError
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = ["RetryPolicy", "Transient"]
 
@@ -35,6 +35,9 @@ class RetryPolicy:
         if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 1:
             raise AtlasKitValueError(f"RetryPolicy.attempts must be a whole number of at least 1 (1 means no retry); "
                              f"got {self.attempts!r}.")
+        if not callable(self.sleep):
+            raise AtlasKitTypeError(f"RetryPolicy.sleep must be callable with the seconds to wait, such as time.sleep; "
+                                    f"got {self.sleep!r}.")
         for name in ("base_delay", "max_delay"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
@@ -42,6 +45,8 @@ class RetryPolicy:
 
     def delay(self, attempt: int, retry_after: float | None) -> float | None:
         """Seconds to wait before the next attempt, or None when waiting is not worth it."""
-        if retry_after is not None:
-            return retry_after if retry_after <= self.max_delay else None
+        after: object = retry_after  # a tool's own value: anything may arrive here
+        if isinstance(after, (int, float)) and not isinstance(after, bool) and after >= 0:  # (nan is not >= 0)
+            return float(after) if after <= self.max_delay else None  # an infinite wait is not worth it either
+        # a retry_after that is no number of seconds (-1, "5", nan) is ignored: the backoff decides
         return min(self.base_delay * 2.0 ** (attempt - 1), self.max_delay)
