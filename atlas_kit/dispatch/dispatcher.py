@@ -274,7 +274,12 @@ class Dispatcher:
 _CRASHES: tuple[type[BaseException], ...] = (Exception, SystemExit, GeneratorExit)
 
 
+_FLAT = (str, int, float, bool, type(None))
+
+
 def _copied(args: JSONObject) -> JSONObject:
+    if all(type(v) in _FLAT for v in args.values()):  # the usual call: a dict copy is a whole copy
+        return dict(args)
     try:
         return copy.deepcopy(args)
     except Exception:  # noqa: BLE001 - arguments that cannot be copied are passed as they are
