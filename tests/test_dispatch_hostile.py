@@ -136,3 +136,19 @@ def test_a_retry_after_that_is_no_number_of_seconds_is_left_to_the_backoff(after
 def test_a_developers_mistake_is_one_atlas_kit_error(make):
     with pytest.raises(AtlasKitError):
         make()
+
+
+@pytest.mark.parametrize("message", [
+    "Lookup failed: password\u200b=hunter2x.",  # a zero-width space inside the key's name
+    "The query \uff33\uff25\uff2c\uff25\uff23\uff34 * \uff26\uff32\uff2f\uff2d users failed.",  # fullwidth letters
+    "Host 2001:db8:85a3:0:0:8a2e:370:7334 did not answer.",  # IPv6 written in full
+    "The file \\\\fileserver\\finance\\q1.xlsx is locked.",  # a UNC path
+    "The proxy sent Authorization: Basic dXNlcjpodW50ZXIy and was refused.",
+])
+def test_the_builder_refuses_internals_hidden_by_unicode_or_written_in_full(message):
+    from atlas_kit.contract.errors import tool_error
+    from atlas_kit.contract.redaction import redact
+
+    with pytest.raises(AtlasKitError, match="internals|secret|key"):
+        tool_error("toolu_1", "not_found", message)
+    assert "hunter2x" not in redact("password\u200b=hunter2x") and "dXNlcjpodW50ZXIy" not in redact(message)

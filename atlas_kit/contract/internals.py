@@ -7,12 +7,13 @@ One definition, used by the builder's guard (errors.py refuses a message that ho
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal, get_args
 
 from ..types.memo import text_memo
 
-__all__ = ["INTERNALS", "InternalKind", "Internal", "SCAN_CHARS", "find_internals", "has_internals"]
+__all__ = ["INTERNALS", "Internal", "InternalKind", "SCAN_CHARS", "find_internals", "has_internals", "plain"]
 
 InternalKind = Literal["traceback", "file path", "host", "SQL", "database error code", "OS error code",
                        "exception class", "validation dump", "URL", "HTTP status", "HTML", "protocol error code",
@@ -32,7 +33,7 @@ _CLOUD_HOSTS = (r"rds\.amazonaws\.com|cache\.amazonaws\.com|amazonaws\.com|datab
 _PATTERNS: tuple[tuple[InternalKind, str], ...] = (
     ("traceback", r"Traceback \(most recent call last\)|File \"[^\"\n]+\", line \d+|goroutine \d+ \[|"
                   r"(?m:^\s*at [^\n]{0,200}?:\d+:\d+\)?\s*$)|\bat [\w$.]+\([\w$]+\.(?:java|kt):\d+\)|node:internal/"),
-    ("file path", r"(?<![\w$.])(?:~|\.{1,2})?/(?:[\w.-]+/)+[\w.-]*|(?i:\b[a-z]:\\\\?[\w.-]+)|"
+    ("file path", r"(?<![\w$.])(?:~|\.{1,2})?/(?:[\w.-]+/)+[\w.-]*|(?i:\b[a-z]:\\\\?[\w.-]+)|\\\\[\w.$-]+\\[^\s]+|"
                   r"(?<![\w/.-])(?:[\w.-]+/)+[\w-]+\." + _SOURCE_EXT + r"\b|"
                   r"\b[\w-]+\." + _SOURCE_EXT + r":\d+\b|(?-i:\b[a-z_][a-z0-9_]*\.py\b)"),
     ("URL", r"(?i:\b(?:https?|file|postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^\s'\"<>]+)"),
@@ -41,7 +42,8 @@ _PATTERNS: tuple[tuple[InternalKind, str], ...] = (
              r"\b(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{2,5}\b)|"
              r"\b\d{1,3}(?:\.\d{1,3}){3}\b|"
              r"(?i:\[[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?:%\w+)?\](?::\d{1,5})?|"
-             r"(?<![\w:])(?=[0-9a-f:]*::)[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?![\w:]))"),
+             r"(?<![\w:])(?=[0-9a-f:]*::)[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?![\w:])|"
+             r"(?<![\w:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![\w:]))"),
     ("SQL", r"(?-i:\bSELECT\s[\s\S]{0,200}?\bFROM\s)|(?i:\bselect\s+(?:\*|count\s*\(|distinct\s)[\s\S]{0,200}?\bfrom\s)|"
             r"(?i:\binsert\s+into\s+[\w.\"`\[\]]+)|(?i:\bupdate\s+[\w.\"`\[\]]+\s+set\s+[\w.\"`]+\s*=)|"
             r"(?-i:\bDELETE\s+FROM\s)|(?i:\bdelete\s+from\s+[\w.\"`\[\]]+\s+where\b)|"
@@ -87,16 +89,25 @@ def _kind(match: re.Match[str]) -> InternalKind:
     return _KINDS[int((match.lastgroup or "k0")[1:])]
 
 
+def plain(text: str) -> str:
+    """`text` as the patterns read it: compatibility forms folded (fullwidth ＳＥＬＥＣＴ is SELECT) and invisible
+    format characters (zero-width spaces, direction overrides) left out, so neither hides an internal or a key."""
+    if text.isascii():
+        return text
+    folded = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf")
+
+
 @text_memo  # a sweep builds the same few hundred messages over and over; the search is ~0.15 ms
 def has_internals(text: str) -> bool:
     """Whether `text` (its first SCAN_CHARS characters) holds anything for the trace rather than the model."""
-    return INTERNALS.search(text[:SCAN_CHARS]) is not None
+    return INTERNALS.search(plain(text[:SCAN_CHARS])) is not None
 
 
 def find_internals(text: str) -> tuple[Internal, ...]:
-    """Each internal in `text` (its first SCAN_CHARS characters), in order, at most one per kind."""
+    """Each internal in `text` (its first SCAN_CHARS characters, read plain), in order, at most one per kind."""
     found: dict[InternalKind, Internal] = {}
-    for match in INTERNALS.finditer(text[:SCAN_CHARS]):
+    for match in INTERNALS.finditer(plain(text[:SCAN_CHARS])):
         kind = _kind(match)
         found.setdefault(kind, Internal(kind, match.group(0)[:60]))
     return tuple(found.values())

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TypeVar, overload
 
 from ..types.memo import text_memo
+from .internals import plain
 
 __all__ = ["hide_login", "looks_secret", "redact", "redact_known", "secret_values", "secret_variable"]
 
@@ -21,7 +22,7 @@ _SECRET = re.compile(
     r"\bsk-ant-[A-Za-z0-9_\-]{4,}|\b(?:sk|rk|pk)[-_](?:live|test|proj)?[-_]?[A-Za-z0-9]{20,}"
     r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9\-]{10,}"
     r"|\bAIza[0-9A-Za-z_\-]{30,}|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
-    r"|(?i:bearer\s+)[A-Za-z0-9._\-]{12,}"
+    r"|(?i:bearer\s+)[A-Za-z0-9._\-]{12,}|(?i:authorization\s*:\s*(?:basic|digest|negotiate)\s+)[A-Za-z0-9+/=._\-]{8,}"
     r"|(?i:\b(?:api[_-]?key|x-api-key|access[_-]?key(?:[_-]?id)?|secret(?:[_-]?key)?|client[_-]?secret|password|passwd"
     r"|pwd|auth[_-]?token|access[_-]?token|refresh[_-]?token|token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}&]{4,}"
 )
@@ -34,12 +35,18 @@ _RANDOM = re.compile(r"\b(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9
 
 @text_memo  # the error builder checks the same few hundred messages over and over in a sweep
 def looks_secret(text: str) -> bool:
-    """Whether `text` holds anything `redact` would hide, or a long random-looking token."""
+    """Whether `text` holds anything `redact` would hide, or a long random-looking token (read plain: a zero-width
+    space or a fullwidth letter hides nothing)."""
+    text = plain(text)
     return bool(_SECRET.search(text) or _RANDOM.search(text))
 
 
 @text_memo  # a trace's tool names, ids and codes repeat in every episode (remembered in this process only)
 def _redact_text(text: str) -> str:
+    if not text.isascii():  # a key split by an invisible character is a key: redact the plain text instead
+        flat = plain(text)
+        if flat != text and _SECRET.search(flat):
+            return _SECRET.sub("[redacted]", flat)
     return _SECRET.sub("[redacted]", text)
 
 
