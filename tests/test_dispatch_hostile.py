@@ -152,3 +152,27 @@ def test_the_builder_refuses_internals_hidden_by_unicode_or_written_in_full(mess
     with pytest.raises(AtlasKitError, match="internals|secret|key"):
         tool_error("toolu_1", "not_found", message)
     assert "hunter2x" not in redact("password\u200b=hunter2x") and "dXNlcjpodW50ZXIy" not in redact(message)
+
+
+def test_a_success_is_text_json_can_hold_with_no_address_no_nan_and_no_key():
+    import datetime as dt
+
+    class Thing:
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+    key = "sk-" + "ant-" + "api03-" + "RESULTKEY0123456789abcdef"  # built from pieces: no literal key in the repo
+    value = {"when": dt.date(2026, 12, 3), "tags": {"a"}, "raw": b"bytes", "thing": Thing(), "score": float("nan"),
+             "note": f"api_key={key}"}
+    [result] = Dispatcher([_tool(handler=lambda args, ctx: value)]).dispatch([_use("a", "lookup", {})]).results
+    body = json.loads(result["content"])  # valid JSON: no NaN token
+    assert body["when"] == "2026-12-03" and body["tags"] == ["a"] and body["thing"] == "<Thing>" and body["score"] is None
+    assert "RESULTKEY" not in result["content"] and " at 0x" not in result["content"]
+
+
+def test_a_success_of_fifty_megabytes_is_cut_and_says_so():
+    from atlas_kit.dispatch.result_text import MAX_RESULT_CHARS
+
+    [result] = Dispatcher([_tool(handler=lambda args, ctx: "x " * 25_000_000)]).dispatch([_use("a", "lookup", {})]).results
+    assert len(result["content"]) < MAX_RESULT_CHARS + 200 and "cut: the tool returned 50,000,000 characters" in \
+        result["content"]

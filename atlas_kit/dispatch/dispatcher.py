@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import json
 import traceback
 from dataclasses import dataclass, field
 from typing import Iterable, Protocol, cast
@@ -21,6 +20,7 @@ from ..types import JSONObject, ToolDefinition, ToolResultBlock, content_blocks
 from .breaker import LoopBreak, LoopBreaker, canonical_args
 from .styles import Failure, Style, contract_style, plain_argument, plain_crash, plain_unanswered
 from .tool import CallContext, Tool
+from .result_text import result_text
 from .trace import Trace
 from .transient import RetryPolicy, Transient
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
@@ -227,7 +227,7 @@ class Dispatcher:
                                          hands_over=tool.hands_over)
                 return self.style(failure), failure
             self.trace.add("result", tool_use_id=use_id, tool=tool.name, attempt=attempt)
-            return {"type": "tool_result", "tool_use_id": use_id, "content": _as_text(value)}, None
+            return {"type": "tool_result", "tool_use_id": use_id, "content": result_text(value)}, None
 
     def _gave_up(self, tool: Tool, use_id: str, attempts: int, raw: str) -> tuple[ToolResultBlock, Failure]:
         # A lost reply may follow a change that was made: for a side effect, the outcome is unknown, never "not done".
@@ -290,7 +290,3 @@ def _close(value: object) -> None:
     close = getattr(value, "close", None)
     if callable(close):
         close()  # a coroutine never awaited is closed, not left to warn
-
-
-def _as_text(value: object) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
