@@ -80,9 +80,10 @@ def record_from_run(run: FinishedRun, grade: Grade, *, condition: Condition, tic
     """
     errors = events_of(run.trace, "error")
     failure: FailureNote | None = getattr(run, "api_failure", None)  # an agent.Run's; an MCP episode has none
+    local = bool(run.source and run.source.local)  # a local server's failure is told what to do there
     return _record(
         condition, ticket, trial, seed, experiment, **_source_fields(run.source),
-        api_failure=failure.reason if failure else None, api_error=failure.line(local=bool(run.source and run.source.local)) if failure else None,
+        api_failure=failure.reason if failure else None, api_error=failure.line(local=local) if failure else None,
         stop_reason=run.stop_reason, correct=bool(grade.correct), labels=sorted(grade.labels),
         hit_error=bool(errors), error_codes=sorted({e["code"] for e in errors}),
         branches=sorted({e.get("branch") or "none" for e in errors}),
