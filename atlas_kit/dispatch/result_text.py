@@ -31,10 +31,9 @@ def result_text(value: object) -> str:
 def _json(value: object) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_writable, allow_nan=False)
-    except ValueError as err:
-        if "Out of range float" not in str(err):
-            raise  # a value that holds itself: the caller reports it
-        return json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"), default=_writable)
+    except ValueError:  # NaN or an infinity, which JSON has no word for (a value that holds itself fails again)
+        return json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"), default=_writable,
+                          allow_nan=False)
 
 
 def _writable(value: object) -> object:

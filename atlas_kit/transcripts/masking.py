@@ -26,12 +26,9 @@ def mask(text: str) -> str:
     """The text with dates, ids and numbers replaced by <date>, <id> and <n>, and runs of spaces made one.
 
     'Error: flight HAT030 not available on date 2024-05-13' -> 'Error: flight <id> not available on date <date>';
-    'total price is 375, but paid 299' -> 'total price is <n>, but paid <n>'. A masked text holds no digit but
-    in its note of what was cut (MASKED_CHARS).
+    'total price is 375, but paid 299' -> 'total price is <n>, but paid <n>'. A masked text holds no digit.
+    `masked` is what groups and outputs use: redacted first, and cut at MASKED_CHARS.
     """
-    cut = len(text) - MASKED_CHARS
-    if cut > 0:
-        return f"{mask(text[:MASKED_CHARS])} ... ({cut:,} more characters)"
     text = _DATE.sub("<date>", text)
     text = _ID.sub("<id>", text)
     text = _NUMBER.sub("<n>", text)
