@@ -60,8 +60,6 @@ __all__ = [
 log = logging.getLogger("atlas_kit.tool_runner")
 log.addHandler(logging.NullHandler())  # a library stays quiet until the application configures logging
 
-# What the model is told to do when a tool author raises ToolFailure without `next`: one default per code,
-# each a branch that code allows (see errors.ALLOWED_BRANCHES), so `raise ToolFailure("not_found", "...")` is enough.
 # The breaker's answer is always limit_exceeded + stop: a repeat ceiling is a limit, and every code allows stop
 # except invalid_argument. The code that repeated is kept in the trace and in `Conversation.loop_break`.
 BREAKER_MESSAGE = ("This exact call has been made {count} times and fails the same way each time, "

@@ -1,4 +1,5 @@
-"""The `next` a failure gets when its author gave none: one per code, each a safe move for that code.
+"""The `next` a failure gets when its author gave none: one per code, each a branch that code allows
+(errors.ALLOWED_BRANCHES), so `raise ToolFailure("not_found", "...")` is enough.
 
 A tool that raises ToolFailure without `next` still reaches the model with an instruction (the contract asks every
 error for one). No default offers a person: a harness cannot know that the agent has one to hand to; an author whose
