@@ -205,7 +205,7 @@ def test_bad_arguments_get_one_line_and_exit_2(tmp_path, capsys):
 
 
 def test_a_grader_failure_is_one_row_and_the_run_goes_on(tmp_path, monkeypatch):
-    import atlas_kit.course.grading as grading
+    import atlas_kit.course.grading.classroom as grading
 
     async def broken(sub, plan, **options):
         raise RuntimeError("the kernel's sockets went away")
@@ -248,7 +248,7 @@ def test_a_mixed_class_gets_a_column_per_exercise_and_blanks_where_a_chapter_doe
 
 
 def test_a_notebook_with_no_chapter_is_graded_as_the_class_chapter_or_flagged():
-    from atlas_kit.course.grading import _decide
+    from atlas_kit.course.grading.classroom import _decide
 
     plans = {"00": ChapterPlan("00", "00_a", (ExerciseSpec("00.1", "a", "x"),))}
     lost, other, none = (Submission(Path(f"{n}.ipynb"), f"{n}.ipynb", n, c, [("x = 1", ())])

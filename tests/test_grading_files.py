@@ -8,7 +8,8 @@ import json
 import zipfile
 from pathlib import Path
 
-from atlas_kit.course.grading import TEXT_LIMIT, _scrub, grade_class
+from atlas_kit.course.grading import grade_class
+from atlas_kit.course.grading.classroom import TEXT_LIMIT, _scrub
 from atlas_kit.course.grading.records import ExerciseResult, Grade
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -101,9 +101,9 @@ def _cmdline(proc: Path) -> str:
 
 
 def test_require_sandbox_refuses_before_grading_where_there_is_none(tmp_path, monkeypatch):
-    import atlas_kit.course.grading as grading
+    import atlas_kit.course.grading.classroom as classroom
 
-    monkeypatch.setattr(grading, "bwrap_works", lambda: False)
+    monkeypatch.setattr(classroom, "bwrap_works", lambda: False)
     (tmp_path / "in").mkdir()
     nbformat.write(nbformat.read(chapter_files("02")[1], as_version=4), tmp_path / "in" / "02_four_branches.ipynb")
     with pytest.raises(ValueError, match="No sandbox: bubblewrap is not installed"):

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from atlas_kit.contract.redaction import PIECE, redact_known
-from atlas_kit.course.grading import _scrub
+from atlas_kit.course.grading.classroom import _scrub
 from atlas_kit.course.grading.execute import _clip
 from atlas_kit.course.grading.records import ExerciseResult, Grade
 

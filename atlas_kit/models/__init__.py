@@ -33,7 +33,8 @@ if _typing.TYPE_CHECKING:
         tool_prompt_tokens)
     from .transport import (APIFault, Answer, BASE_URL, Handler, HandlerError, MessagesTransport, PLACEHOLDER_KEY,
         RawAnswer, ReplayMiss, ScriptedAPI, estimate_tokens, in_process_async_client, in_process_client,
-        message_body, request_tokens)
+        request_tokens)
+    from .body import message_body
     from .cassette import (CASSETTE_FORMAT, Cassette, EPISODE_HEADER, IGNORED_FIELDS, RecordingTransport,
         fingerprint, recording_client)
     from .replay import is_replay_miss, replay_transport
@@ -126,7 +127,7 @@ _WHERE = {
     "in_process_client": "transport",
     "is_replay_miss": "replay",
     "known_models": "choose",
-    "message_body": "transport",
+    "message_body": "body",
     "parse_model": "choose",
     "price_for": "pricing",
     "price_note": "pricing",

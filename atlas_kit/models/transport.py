@@ -1,23 +1,23 @@
 """An in-process Messages API behind the real SDK: a Python function answers `POST /v1/messages`.
 
-Holds the httpx2 transport, a response builder, a rough token estimate and `ScriptedAPI`,
+Holds the httpx2 transport, a rough token estimate (the response builder, body.py, is re-exported) and `ScriptedAPI`,
 which plays 429s, 529s, timeouts, resets and malformed bodies in order. No streaming and
 no other endpoint. Taught in chapter 00 (offline, live, replay) and chapter 09 (retries).
 """
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Union, cast
+from typing import Callable, Mapping, Union
 
 import anthropic
 import httpx2
 
-from ..types.tokens import CHARS_PER_TOKEN, block_texts, estimate_tokens, request_tokens  # shared; re-exported
-from ..types import API_STOP_REASONS, Block, APIErrorBody, JSONObject, MessageBody, canonical
+from ..types.tokens import CHARS_PER_TOKEN, estimate_tokens, request_tokens  # shared; re-exported
+from .body import message_body  # re-exported: it was born here
+from ..types import APIErrorBody, JSONObject, MessageBody
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 __all__ = [
@@ -164,48 +164,6 @@ class MessagesTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
 
 def _fault(fault: APIFault) -> httpx2.Response:
     return httpx2.Response(fault.status, headers=fault.headers, json=fault.body())
-
-
-def message_body(
-    content_blocks: Iterable[Block | JSONObject],
-    *,
-    model: str,
-    stop_reason: str,
-    usage: Mapping[str, int] | None = None,
-    id: str | None = None,
-    request: JSONObject | None = None,
-) -> MessageBody:
-    """A valid Messages API response body (types.MessageBody).
-
-    Without `usage`, output tokens are estimated from the content and input tokens from
-    `request` (0 when no request is given). Without `id`, one is derived from the content,
-    so the same answer always has the same id and stored notebook outputs stay stable.
-    """
-    if stop_reason not in API_STOP_REASONS:
-        raise AtlasKitValueError(f"stop_reason must be one of {', '.join(sorted(API_STOP_REASONS))}; got {stop_reason!r}.")
-    blocks = list(content_blocks)
-    for i, block in enumerate(blocks):
-        if not isinstance(block, dict) or "type" not in block:
-            raise AtlasKitValueError(f"content_blocks[{i}] must be a dict with a 'type', "
-                             "e.g. {'type': 'text', 'text': '...'}.")
-    if usage is None:
-        usage = {
-            "input_tokens": request_tokens(request) if request is not None else 0,
-            "output_tokens": estimate_tokens("".join(block_texts(blocks))),
-        }
-    if id is None:
-        digest = hashlib.sha256(canonical({"model": model, "content": blocks}).encode()).hexdigest()
-        id = f"msg_{digest[:24]}"
-    return cast(MessageBody, {
-        "id": id,
-        "type": "message",
-        "role": "assistant",
-        "content": blocks,
-        "model": model,
-        "stop_reason": stop_reason,
-        "stop_sequence": None,
-        "usage": dict(usage),
-    })
 
 
 @dataclass

@@ -8,6 +8,8 @@ the rest is right ("Not judged: ..."). A failed check says what to change in one
 """
 from __future__ import annotations
 
+import importlib
+import re
 import signal
 import threading
 from contextlib import contextmanager
@@ -17,7 +19,7 @@ from typing import Iterator
 from ._registry import BLANK, EXERCISES, PLACEHOLDER, Compare, Exercise, Feedback, Finding, exercise, is_blank
 
 __all__ = ["BLANK", "CHECK_SECONDS", "EXERCISES", "PLACEHOLDER", "Compare", "Exercise", "Feedback", "Finding", "check", "exercise", "hint",
-           "is_blank"]
+           "is_blank", "load"]
 
 
 CHECK_SECONDS = 30.0
@@ -52,8 +54,7 @@ def _time_limit(seconds: float) -> Iterator[None]:
 
 def check(key: str, answer: object) -> Feedback:
     """Check `answer` for exercise `key`; never raises, and returns within about CHECK_SECONDS."""
-    _load()
-    ex = EXERCISES.get(key) if isinstance(key, str) else None
+    ex = _find(key)
     if ex is None:
         return Feedback(str(key), False, f"There is no exercise {key!r}; the keys are: {', '.join(sorted(EXERCISES))} "
                                          "(each a string, such as '03.1').")
@@ -75,13 +76,41 @@ def check(key: str, answer: object) -> Feedback:
 
 def hint(key: str, n: int = 1) -> str:
     """The n-th hint for exercise `key` (1 = the gentlest)."""
-    _load()
-    ex = EXERCISES.get(key)
+    ex = _find(key)
     if ex is None or not ex.hints:
         return f"No hints for exercise {key!r}."
     n = max(1, min(n, len(ex.hints)))
     more = f" (hint {n} of {len(ex.hints)}; ask for hint({key!r}, {n + 1}) for more)" if n < len(ex.hints) else ""
     return ex.hints[n - 1] + more
+
+
+def _find(key: object) -> Exercise | None:
+    """The exercise `key` names, loading its chapter's checks; all of them when it names none (the message lists
+    every key)."""
+    if not isinstance(key, str):
+        return None
+    chapter = re.fullmatch(r"([0-9]{2})\.[0-9]+", key)
+    if chapter is not None and key not in EXERCISES:
+        load(chapter[1])
+    if key not in EXERCISES:
+        load()
+    return EXERCISES.get(key)
+
+
+def load(chapter: str | None = None) -> None:
+    """Import the checks of one chapter ("02"), or of every chapter; each registers its exercises on import.
+
+    One chapter's alone keeps a notebook's first check cheap: chapter 02's need no SDK, which takes a kernel
+    about 1.4 s to import (chapter 01's sweep needs it)."""
+    if chapter is None:
+        _load()
+        return
+    if re.fullmatch(r"[0-9]{2}", chapter):
+        try:
+            importlib.import_module(f"{__name__}.ch{chapter}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.ch{chapter}":  # a chapter's checks that fail to import: say so
+                raise
 
 
 def _load() -> None:

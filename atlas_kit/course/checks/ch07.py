@@ -13,7 +13,7 @@ from ...atlas.styles import CASES
 from ...dispatch.dispatcher import Dispatcher
 from ...dispatch.styles import Failure
 from ...dispatch.transient import RetryPolicy
-from ...models.transport import estimate_tokens
+from ...types.tokens import estimate_tokens
 from ...types import JSONObject, result_text
 from ._registry import Compare, Finding, exercise
 from ._shared import _body, _run, _use

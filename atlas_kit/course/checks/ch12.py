@@ -10,7 +10,7 @@ from ...atlas.data import Account, Order
 from ...dispatch.dispatcher import Dispatcher
 from ...dispatch.transient import RetryPolicy
 from ...dispatch.tool import Tool
-from ...models.transport import estimate_tokens
+from ...types.tokens import estimate_tokens
 from ...types import JSONObject, result_text
 from ._registry import BLANK, exercise, is_blank
 from ._shared import _use

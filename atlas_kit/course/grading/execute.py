@@ -163,10 +163,11 @@ async def _judge_answers(taken: list[tuple[ExerciseSpec, dict[str, object]]], fo
 
     Only an answer that runs code there (a function, a statement of the notebook) needs the baseline watched."""
     watch = any(runs_code(payload) for _, payload in taken)
+    chapters = sorted({spec.key.split(".")[0] for spec, _ in taken})  # their checks load before any answer's code
     async with Kernel(folder, confined) as kernel:
         await _guard(kernel, folder / "blocked.log", cell_timeout)
         ready = await kernel.run(f"from atlas_kit.course.grading.judge import judge as _atlas_judge, prepare\n"
-                                 f"_atlas_baseline = prepare(watch={watch})\n"
+                                 f"_atlas_baseline = prepare(watch={watch}, chapters={chapters!r})\n"
                                  f"open('baseline', 'w').write(str(id(_atlas_baseline)))", limit=max(cell_timeout, 60))
         if ready.kind != "ok":
             raise KernelStartError(f"the checking kernel did not get ready ({ready.ename}: {_clip(ready.evalue)})")

@@ -47,13 +47,15 @@ _UNWATCHED = {("sys", "last_type"), ("sys", "last_value"), ("sys", "last_traceba
 _UNUSED = ("atlas_kit.cli", "atlas_kit.bridges", "atlas_kit.face")
 
 
-def prepare(*, watch: bool = True) -> Baseline:
-    """Load the checks; with `watch` (an answer will run code here), import every atlas_kit module the checks could
-    use and record what they bind. Without it the baseline is empty: data answers run no code to watch."""
+def prepare(*, watch: bool = True, chapters: Iterable[str] | None = None) -> Baseline:
+    """Load the checks of `chapters` (all of them by default) before any learner code; with `watch` (an answer will
+    run code here), import every atlas_kit module the checks could use and record what they bind. Without it the
+    baseline is empty: data answers run no code to watch."""
     import atlas_kit
     from atlas_kit.course import checks
 
-    checks.check("00.1", ...)  # loads every chapter's checks
+    for chapter in [None] if chapters is None else chapters:
+        checks.load(chapter)
     if not watch:
         return Baseline(frozenset(), ())
     _import_all(atlas_kit.__path__, "atlas_kit.")

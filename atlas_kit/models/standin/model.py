@@ -13,15 +13,16 @@ import json
 import random
 import re
 from dataclasses import dataclass
-from typing import Literal, cast, overload
-
-import anthropic
+from typing import TYPE_CHECKING, Literal, cast, overload
 
 from .planner import CHANGING, Goal, PlannedCall, answer, fix_call, plan, switch_call
 from .reading import read_error, reads_as_error
-from ..transport import in_process_async_client, in_process_client, message_body
+from ..body import message_body
 from ...types import Block, JSONObject, MessageBody, Source, ToolDefinition, content_blocks, result_text
 from ...types.exceptions import AtlasKitValueError
+
+if TYPE_CHECKING:  # the SDK is imported when a client is made: the stand-in's rules, which the checks use, need none
+    import anthropic
 
 __all__ = ["DEFAULT_PROFILE", "OFFLINE_MODEL", "OfflineModel", "PROFILES", "Profile", "STANDIN_SOURCE", "UNGUIDED", "offline_client"]
 
@@ -250,6 +251,8 @@ def offline_client(*, seed: int = 0, profile: Profile | None = None, async_: boo
 def offline_client(*, seed: int = 0, profile: Profile | None = None, async_: bool = False,
                    latency: float = 0.0) -> anthropic.Anthropic | anthropic.AsyncAnthropic:
     """A genuine `anthropic.Anthropic` (or `AsyncAnthropic`) answered in process by the stand-in."""
+    from ..transport import in_process_async_client, in_process_client
+
     model = OfflineModel(seed=seed, profile=profile)
     if async_:
         return in_process_async_client(model, max_retries=0, latency=latency)
