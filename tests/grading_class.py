@@ -51,9 +51,12 @@ def make_class(folder: Path, *, chapter: str = "00") -> list[Expected]:
         nbformat.write(nb, target)
         out.append(expected)
 
-    ada = _copy(solution)
+    # ada's solution also patches atlas_kit in its own kernel, which must change no grade: two cases in one
+    # notebook, since each notebook costs two kernels.
+    ada = _with(solution, len(solution.cells), _PATCH)
     ada.metadata["learner"] = XSS_NAME
-    write(f"{stem}.ipynb", ada, Expected(XSS_NAME, "ok", right), sub="ada")
+    write(f"{stem}.ipynb", ada, Expected(XSS_NAME, "ok", right, ("atlas_kit.atlas.grade", "ToolError.body",
+                                                                  "changed no grade")), sub="ada")
     write(f"bea_{stem}.ipynb", _copy(blank), Expected("bea", "ok", blanks))
     (folder / f"cy_{stem}.ipynb").write_text("{ this is not a notebook", encoding="utf-8")
     out.append(Expected("cy", "unreadable", none, ("not a notebook",)))
@@ -77,8 +80,6 @@ def make_class(folder: Path, *, chapter: str = "00") -> list[Expected]:
     wrong = _with(solution, len(solution.cells), "\n".join(f"{name} = {WRONG!r}" for name in _answer_names(solution)))
     write(f"kit_{stem}.ipynb", _with(wrong, len(wrong.cells), _CHEAT),
           Expected("kit", "ok", ("wrong",) * n, ("redefines check",)))
-    write(f"lu_{stem}.ipynb", _with(solution, len(solution.cells), _PATCH),
-          Expected("lu", "ok", right, ("atlas_kit.atlas.grade", "ToolError.body", "changed no grade")))
     return out
 
 
