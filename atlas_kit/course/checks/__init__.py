@@ -89,9 +89,8 @@ def _find(key: object) -> Exercise | None:
     every key)."""
     if not isinstance(key, str):
         return None
-    chapter = re.fullmatch(r"([0-9]{2})\.[0-9]+", key)
-    if chapter is not None and key not in EXERCISES:
-        load(chapter[1])
+    if key not in EXERCISES:
+        load(key.partition(".")[0])
     if key not in EXERCISES:
         load()
     return EXERCISES.get(key)

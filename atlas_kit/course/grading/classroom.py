@@ -21,7 +21,7 @@ from .collect import chapter_plan, find_notebooks, read_submissions, registry, s
 from .execute import grade_submission, skipped
 from .kernel import Confinement, confinement
 from .records import ChapterPlan, ExerciseResult, Grade, Gradebook, Submission
-from .report import ExerciseSummary, summarize, write_csv, write_html
+from .report import write_csv, write_html
 from .sandbox import bwrap_works
 from ...types.exceptions import AtlasKitValueError
 
