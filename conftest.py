@@ -56,6 +56,10 @@ SLOW_FIRST = ("tests/test_grading.py", "tests/test_notebooks_later.py", "tests/t
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config.option, "loadscopereorder"):  # xdist's own reordering (most tests first) would undo ours
         config.option.loadscopereorder = False
+    if not hasattr(config, "workerinput"):  # the controlling process, before any worker starts
+        from tests.bytecode_warmup import warm
+
+        warm(config)
     folder = Path(tempfile.mkdtemp(prefix="atlas-kernels-"))
     spec = folder / "kernels" / KERNEL
     spec.mkdir(parents=True)
