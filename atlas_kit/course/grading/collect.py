@@ -20,7 +20,8 @@ from ...types.exceptions import AtlasKitValueError
 _NN = re.compile(r"(?<![0-9])([0-9]{2})(?![0-9])")
 _TITLE = re.compile(r"^#\s*([0-9]{2})\b")
 _CLAIM = re.compile(r"✓ Exercise (?:<[^>]*>)?\s*([0-9]{2}\.[0-9]+)")  # what a right check prints (text or HTML)
-_KEY_NAME = re.compile(r"[A-Za-z0-9_]*API_KEY|(?<![\w.])\.env\b")
+# A name is tried only where a run of name characters starts, so a long one (a pasted blob) is read in linear time.
+_KEY_NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]*API_KEY|(?<![\w.])\.env\b")
 _NET_MODULES = {"socket", "urllib", "requests", "httpx", "http", "aiohttp", "urllib3", "ftplib", "smtplib"}
 
 
