@@ -2,8 +2,9 @@
 
 Each used to try a match at every position inside a run (of scheme letters, of white space, of name characters),
 so one long run cost quadratic time: 16,000 letters took hide_login 1.2 s, 20,000 spaces took the claim reader's
-clause split 22 s. Each now starts only where a run starts. The old patterns are kept here as oracles: on any
-text the new ones must answer as they did. benchmarks/redaction.py prints hide_login's time on long texts.
+clause split 22 s, and 20,000 characters of "a.a.a." took the internals guard 12 s. Each now starts only where a
+run starts, or (the guard's host names, file names and dotted paths) reads a bounded length from each start. The old patterns are kept here as oracles: on any
+text the new ones must answer as they did. benchmarks/long_text.py prints their times on long texts.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from atlas_kit.atlas import claims
+from atlas_kit.contract import internals
 from atlas_kit.contract.redaction import hide_login, secret_variable
 from atlas_kit.course.grading import collect
 
@@ -86,3 +88,45 @@ def test_key_names_are_found_as_they_were(code):
 def test_a_long_name_in_a_cell_is_read_whole():
     blob = "a1" * 100_000
     assert collect._KEY_NAME.findall(f"x = '{blob}'\nos.environ['{blob}_API_KEY']") == [f"{blob}_API_KEY"]
+
+
+BOUNDS = (("{1,63}", "+"), ("{0,63}", "*"), ("{1,16}", "+"), ("{0,16}", "*"), ("{1,255}", "+"))
+
+
+def _unbounded(pattern: str) -> str:
+    for bound, unbounded in BOUNDS:
+        pattern = pattern.replace(bound, unbounded)
+    return pattern
+
+
+OLD_INTERNALS = re.compile(_unbounded(internals.INTERNALS.pattern))  # the guard as it was before its bounds
+INTERNAL_PIECES = st.sampled_from(["a", "B", "7", "-", ".", "_", "/", ":", " ", "internal", "amazonaws.com", "py",
+                                   ":8080", "Error", "java.", "Null", "x.Y"])
+
+
+def test_the_oracle_is_the_guard_without_its_bounds():
+    assert OLD_INTERNALS.pattern != internals.INTERNALS.pattern
+    assert all(bound not in OLD_INTERNALS.pattern for bound, _ in BOUNDS)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(INTERNAL_PIECES, max_size=12).map("".join).filter(lambda text: len(text) <= 30))
+def test_the_internals_guard_finds_what_it_found_within_the_bounds(text):
+    """Texts of at most 30 characters hold at most 15 labels or parts, within every bound."""
+    assert [(m.span(), m.lastgroup) for m in internals.INTERNALS.finditer(text)] == \
+        [(m.span(), m.lastgroup) for m in OLD_INTERNALS.finditer(text)]
+
+
+def test_real_names_past_the_old_shapes_are_still_internals():
+    cases = {"db-7.atlas.internal": "host", "orders.cluster-x1.eu-west-1.rds.amazonaws.com": "host",
+             "redis-2.prod:6379": "host", "handler.py:88": "file path",
+             "java.lang.NullPointerException": "exception class",
+             "requests.exceptions.ConnectionError": "exception class"}
+    for text, kind in cases.items():
+        assert [i.kind for i in internals.find_internals(f"It failed at {text} today.")][:1] == [kind], text
+
+
+def test_a_long_run_of_labels_is_searched_whole():
+    long_name = "a." * 9_000 + "rds.amazonaws.com"
+    assert [i.kind for i in internals.find_internals(long_name)] == ["host"]
+    assert internals.find_internals("a-" * 10_000) == ()

@@ -28,6 +28,11 @@ _CLOUD_HOSTS = (r"rds\.amazonaws\.com|cache\.amazonaws\.com|amazonaws\.com|datab
                 r"documents\.azure\.com|windows\.net|mongodb\.net|supabase\.co|neon\.tech|psdb\.cloud|aivencloud\.com|"
                 r"cockroachlabs\.cloud|googleapis\.com|upstash\.io|herokuapp\.com|ondigitalocean\.com")
 
+# A host's label: at most 63 characters, as in DNS. Names, file names and dotted module paths are bounded too (16
+# labels or parts, 255 characters a file name): each match starts at every word boundary inside a long run, and
+# unbounded, each start read the rest of the run, which cost quadratic time (20,000 characters of "a.a.a.": 12 s).
+_LABEL = r"[a-z0-9-]{1,63}"
+
 # (kind, pattern). Each pattern carries its own flags: SQL keywords and class names are case-sensitive where
 # ordinary English would otherwise match ("select one from the list" is a sentence, not a query).
 _PATTERNS: tuple[tuple[InternalKind, str], ...] = (
@@ -35,11 +40,11 @@ _PATTERNS: tuple[tuple[InternalKind, str], ...] = (
                   r"(?m:^\s*at [^\n]{0,200}?:\d+:\d+\)?\s*$)|\bat [\w$.]+\([\w$]+\.(?:java|kt):\d+\)|node:internal/"),
     ("file path", r"(?<![\w$.])(?:~|\.{1,2})?/(?:[\w.-]+/)+[\w.-]*|(?i:\b[a-z]:\\\\?[\w.-]+)|\\\\[\w.$-]+\\[^\s]+|"
                   r"(?<![\w/.-])(?:[\w.-]+/)+[\w-]+\." + _SOURCE_EXT + r"\b|"
-                  r"\b[\w-]+\." + _SOURCE_EXT + r":\d+\b|(?-i:\b[a-z_][a-z0-9_]*\.py\b)"),
+                  r"\b[\w-]{1,255}\." + _SOURCE_EXT + r":\d+\b|(?-i:\b[a-z_][a-z0-9_]*\.py\b)"),
     ("URL", r"(?i:\b(?:https?|file|postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^\s'\"<>]+)"),
-    ("host", r"(?i:\b[a-z0-9-]+\.(?:internal|local|corp|lan|svc)\b|"
-             r"\b(?:[a-z0-9-]+\.)+(?:" + _CLOUD_HOSTS + r")\b|"
-             r"\b(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{2,5}\b)|"
+    ("host", r"(?i:\b" + _LABEL + r"\.(?:internal|local|corp|lan|svc)\b|"
+             r"\b(?:" + _LABEL + r"\.){1,16}(?:" + _CLOUD_HOSTS + r")\b|"
+             r"\b(?:localhost|" + _LABEL + r"(?:\." + _LABEL + r"){1,16}):\d{2,5}\b)|"
              r"\b\d{1,3}(?:\.\d{1,3}){3}\b|"
              r"(?i:\[[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?:%\w+)?\](?::\d{1,5})?|"
              r"(?<![\w:])(?=[0-9a-f:]*::)[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?![\w:])|"
@@ -55,7 +60,7 @@ _PATTERNS: tuple[tuple[InternalKind, str], ...] = (
     ("validation dump", r"(?i:errors\.pydantic\.dev|for further information visit\b|\b\d+ validation errors? for\b|"
                         r"\binput_value=|\[type=[a-z_]+,|\bfailed validating\b|\bon instance\[|\bZodError\b|"
                         r"\"code\":\s*\"invalid_(?:type|union|enum_value)\")"),
-    ("exception class", r"(?-i:\b[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*\.[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b)|"
+    ("exception class", r"(?-i:\b[a-z_][a-z0-9_]{0,63}(?:\.[a-z_][a-z0-9_]{0,63}){0,16}\.[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b)|"
                         r"(?-i:\b[A-Z][A-Za-z0-9]*[a-z0-9](?:Error|Exception)\b|\b[A-Z]{2,}(?:Error|Exception)\b)|"
                         r"(?i:exception:)|<class '[\w.]+'>"),
     ("HTTP status", r"\bHTTP(?:/\d(?:\.\d)?)?\s+[1-5]\d\d\b|\b[45]\d\d (?:Bad Request|Unauthorized|Forbidden|Not Found|"
