@@ -3,8 +3,9 @@
 Each used to try a match at every position inside a run (of scheme letters, of white space, of name characters),
 so one long run cost quadratic time: 16,000 letters took hide_login 1.2 s, 20,000 spaces took the claim reader's
 clause split 22 s, and 20,000 characters of "a.a.a." took the internals guard 12 s. Each now starts only where a
-run starts, or (the guard's host names, file names and dotted paths) reads a bounded length from each start. The old patterns are kept here as oracles: on any
-text the new ones must answer as they did. benchmarks/long_text.py prints their times on long texts.
+run starts, or (the guard's host names, file names and dotted paths) reads a bounded length from each start. The
+old patterns are kept here as oracles: on any text the new ones must answer as they did (within the guard's
+bounds). benchmarks/long_text.py prints their times on long texts.
 """
 from __future__ import annotations
 
