@@ -11,7 +11,8 @@ own kernels and are always cold.
 Bytecode: where PYTHONDONTWRITEBYTECODE is set (this project's machines set it), every interpreter the suite
 starts (three workers, about a hundred kernels and subprocesses) compiled the package's sources again, and each
 worker re-rewrote the asserts of every test module: about 7 s of CPU per worker before its first test. The suite
-lets Python write its bytecode as it does by default, beside the sources in `__pycache__` (ignored by git).
+lets Python write its bytecode as it does by default, beside the sources in `__pycache__` (ignored by git). In a
+fresh clone the controlling process makes that bytecode once, before the workers start (tests/bytecode_warmup.py).
 """
 from __future__ import annotations
 
