@@ -62,28 +62,41 @@ def lab(tmp_path):
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     nbformat.write(nb, tmp_path / CHAPTER)
-    port, token = _free_port(), secrets.token_hex(16)
+    token = secrets.token_hex(16)
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     env["JUPYTER_CONFIG_DIR"] = str(tmp_path / "config")
     env["JUPYTERLAB_SETTINGS_DIR"] = str(_settings(tmp_path / "settings"))
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=None", "--allow-root"]
-    server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
+    server, base = _serve(tmp_path, token, env)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("JupyterLab did not start on loopback within 60 s")
-                time.sleep(0.5)
         yield base, token
     finally:
         _stop(server)
+
+
+def _serve(root: Path, token: str, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """Start JupyterLab on a free loopback port; return it once it answers. The port is free when chosen, but another
+    process can take it before the server binds it; with port_retries=0 the server then exits (rather than move to the
+    next port, where nobody would look for it) and a new port is tried."""
+    deadline = time.monotonic() + 60
+    for _ in range(3):
+        port = _free_port()
+        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+               "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=None",
+               "--allow-root"]
+        server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                                  start_new_session=True)
+        base = f"http://127.0.0.1:{port}"
+        while server.poll() is None and time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                return server, base
+            except OSError:
+                time.sleep(0.5)
+        _stop(server)
+        if time.monotonic() >= deadline:
+            break
+    raise RuntimeError("JupyterLab did not start on loopback within 60 s (three ports tried)")
 
 
 def _stop(server: subprocess.Popen) -> None:
