@@ -13,6 +13,7 @@ worker still checks each cached file against its source and rewrites any that do
 from __future__ import annotations
 
 import compileall
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -23,11 +24,13 @@ ROOT = Path(__file__).resolve().parent.parent
 def warm(config: pytest.Config, root: Path = ROOT) -> int:
     """Compile the package and the tests' helpers, and rewrite the test modules; return how many were rewritten."""
     compileall.compile_dir(root / "atlas_kit", quiet=2)  # quiet=2: a read-only tree says nothing
-    tests = root / "tests"
-    modules = sorted(p for p in tests.rglob("*.py") if "__pycache__" not in p.parts)
-    rewritten = [p for p in modules if p.name.startswith("test_") or p.name == "conftest.py"]
-    for helper in sorted(set(modules) - set(rewritten)):
-        compileall.compile_file(helper, quiet=2)
+    patterns = [*config.getini("python_files"), "conftest.py"]  # what pytest collects, so what it rewrites
+    rewritten: list[Path] = []
+    for path in sorted(p for p in (root / "tests").rglob("*.py") if "__pycache__" not in p.parts):
+        if any(fnmatch(path.name, pattern) for pattern in patterns):
+            rewritten.append(path)
+        else:
+            compileall.compile_file(path, quiet=2)  # a helper: imported as it is
     try:
         from _pytest.assertion import rewrite
         from _pytest.assertion.rewrite import assertstate_key
