@@ -6,7 +6,8 @@ and the suite starts about 64 of them. Each pytest process writes a kernelspec, 
 nbval (see addopts in pyproject.toml) and the papermill tests use this kernelspec. With
 ATLAS_COLD_KERNELS=1 every kernel starts from scratch instead, as a learner's does. The grader (its kernels
 run in a network namespace of their own), the browser test and the README's papermill command start their
-own kernels and are always cold.
+own kernels and are always cold. The kernels of each pytest process take their ports from a block of its own,
+below the range the system hands out at random (tests/kernel_ports.py).
 
 Bytecode: where PYTHONDONTWRITEBYTECODE is set (this project's machines set it), every interpreter the suite
 starts (three workers, about a hundred kernels and subprocesses) compiled the package's sources again, and each
@@ -61,6 +62,9 @@ def pytest_configure(config: pytest.Config) -> None:
         from tests.bytecode_warmup import warm
 
         warm(config)
+    from tests.kernel_ports import install
+
+    install()  # this process's kernels listen where no connection takes its port at random (tests/kernel_ports.py)
     folder = Path(tempfile.mkdtemp(prefix="atlas-kernels-"))
     spec = folder / "kernels" / KERNEL
     spec.mkdir(parents=True)

@@ -48,7 +48,10 @@ def _run(kc, code: str, timeout: float = 30) -> tuple[str, dict]:
             printed.append(msg["content"]["text"])
         if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
             break
-    reply = kc.get_shell_msg(timeout=timeout)["content"]
+    reply = kc.get_shell_msg(timeout=timeout)
+    while reply["parent_header"]["msg_id"] != msg_id:  # a late reply to one of wait_for_ready's kernel_info requests
+        reply = kc.get_shell_msg(timeout=timeout)
+    reply = reply["content"]
     text = "".join(printed)
     return (json.loads(text) if text.startswith("{") else text), reply
 
@@ -93,7 +96,9 @@ def test_an_interrupt_reaches_the_forked_kernel(kernel_name, tmp_path):
         started = time.monotonic()
         km.interrupt_kernel()
         reply = kc.get_shell_msg(timeout=20)
-        assert reply["parent_header"]["msg_id"] == msg_id
+        while reply["parent_header"]["msg_id"] != msg_id:  # a late reply to one of wait_for_ready's kernel_info requests
+            assert reply["msg_type"] == "kernel_info_reply", reply["msg_type"]
+            reply = kc.get_shell_msg(timeout=20)
         assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
         assert time.monotonic() - started < 10
         _, after = _run(kc, "1 + 1")
