@@ -155,14 +155,19 @@ def _deleted_and_renamed(nb: nbformat.NotebookNode, keys: list[str]) -> nbformat
 
 
 def _key_reader(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Asks for a live model (a `parameters` cell and its setup call) and reads the key; only the read may fail."""
+    """Asks for a live model (a `parameters` cell and the chapter's setup call, or one added where the chapter has
+    none) and reads the key; only the read may fail."""
     new = _copy(nb)
+    sets_up = False
     for cell in new.cells:
         if cell.cell_type == "code" and "setup(model=" in cell.source:
             cell.source = re.sub(r"setup\(model=[^,)]*", "setup(model=model", cell.source)
+            sets_up = True
     first = next(i for i, c in enumerate(new.cells) if c.cell_type == "code")
     params = nbformat.v4.new_code_cell('model = "claude-sonnet-5-5"', metadata={"tags": ["parameters"]})
     new.cells.insert(first, params)
+    if not sets_up:
+        new = _with(new, 1, "from atlas_kit.course.runner import setup\n\nchoice = setup(model=model, seed=0)")
     new = _with(new, 2, 'import os\nkey = os.environ["ANTHROPIC_API_KEY"]')
     return _with(new, 3, 'assert model == "atlas-offline-1" and choice.model == "atlas-offline-1", model\n'
                          'leaks = [name for name in os.environ if "KEY" in name or "TOKEN" in name]\n'

@@ -26,7 +26,7 @@ from grading_class import FORMULA_NAME, ROOT, XSS_NAME, Expected, chapter_files,
 
 SECRET = "sk-" + "ant-grader-test-0123456789abcdef"  # built here, so no key-shaped string is tracked
 OTHER_SECRET = "hunter2-but-longer-0123"
-CHAPTER = "00"
+CHAPTER = "02"
 
 
 @pytest.fixture(scope="module")
