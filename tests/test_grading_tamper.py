@@ -1,9 +1,9 @@
 """Issue 30: answers are judged in a kernel the notebook never ran in, so tampering changes no grade.
 
 One class, graded once: two chapter 02 notebooks, blank and solved, that patch the checks in their own kernel in
-five ways at once (a built-in, a functools.partial, a mock, importlib, sys.meta_path); chapter 04 notebooks whose
+five ways at once (a built-in, a functools.partial, a mock, importlib, sys.meta_path); chapter 09 notebooks whose
 function answer tampers while it is checked (a check's helper, a built-in, the verdict file, the checks'
-registry); answers that cannot be taken out as data; a ✓ saved in the output of a cell that checks nothing. Every
+registry), chapter 09 because its notebook needs no SDK, so its kernels start in a fraction of the time; answers that cannot be taken out as data; a ✓ saved in the output of a cell that checks nothing. Every
 row must say what a fresh, honest check says, or `tampered`.
 """
 from __future__ import annotations
@@ -41,13 +41,13 @@ for name in [n for n in sys.modules if n.startswith("atlas_kit.course.checks")]:
     del sys.modules[name]''',
 }
 
-# Chapter 04: get_product's answer does something while the grader's check calls it.
-_WRAP = "_solved = get_product\n\ndef get_product(args, ctx):\n{}\n    return _solved(args, ctx)"
-CALL_TIME = {
-    "helper": "    import atlas_kit.course.checks.ch04 as c\n    c._refuses_unknown = lambda handler: None",
+# Chapter 09: apply_credit's answer does something while the grader's check calls it.
+_WRAP = "_solved = apply_credit\n\ndef apply_credit(ledger, args, ctx):\n{}\n    return _solved(ledger, args, ctx)"
+CALL_TIME = {  # "helper" is one the next check (09.2's) calls: left in place, it would change what that check sees
+    "helper": "    import atlas_kit.course.checks.ch09 as c\n    c._probe = lambda *args, **kwargs: (True, [], 0)",
     "builtin": "    import builtins\n    builtins.callable = lambda value: True",
     "registry": ("    import dataclasses\n    from atlas_kit.course.checks import EXERCISES\n"
-                 "    EXERCISES['04.2'] = dataclasses.replace(EXERCISES['04.2'], grade=lambda answer: None)"),
+                 "    EXERCISES['09.2'] = dataclasses.replace(EXERCISES['09.2'], grade=lambda answer: None)"),
     "verdict": "    open('verdict-0.json', 'w').write('{\"kind\": \"checked\", \"ok\": true, \"message\": \"Right.\"}')",
 }
 UNTAKEABLE = {  # chapter 02's answers, as values the grader cannot take out of the notebook
@@ -74,10 +74,10 @@ def rows(tmp_path_factory) -> dict[str, Grade]:
     _notebook(folder / "in", "blank-patched", "02", solved=False, cell=[*patches, "import os\nos.mkfifo('blocked.log')"])
     _notebook(folder / "in", "solved-patched", "02", solved=True, cell=[*patches, "print('done')"], prints=claim)
     for name, body in CALL_TIME.items():
-        _notebook(folder / "in", f"calls-{name}", "04", solved=True, cell=_WRAP.format(body))
+        _notebook(folder / "in", f"calls-{name}", "09", solved=True, cell=_WRAP.format(body))
     reach = "    import socket\n    try:\n        socket.create_connection(('example.com', 80), timeout=2)\n" \
             "    except OSError:\n        pass"
-    _notebook(folder / "in", "calls-network", "04", solved=True, cell=_WRAP.format(reach))
+    _notebook(folder / "in", "calls-network", "09", solved=True, cell=_WRAP.format(reach))
     _notebook(folder / "in", "untakeable", "02", solved=True, cell=list(UNTAKEABLE.values()))
     _notebook(folder / "in", "claims-blank", "02", solved=False, cell="print('done')", prints=claim)
     (folder / "in" / "zed").mkdir()  # a notebook with a folder of its own gets a copy of the files beside it
