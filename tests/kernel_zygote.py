@@ -30,12 +30,18 @@ import struct
 import sys
 from dataclasses import dataclass
 
-# None of these starts a thread on import (a fork copies only the thread that calls it). matplotlib and
-# numpy are left out: numpy's BLAS may start threads, and matplotlib reads MPLBACKEND, which ipykernel sets.
 # ipykernel.debugger (debugpy, about 0.1 s) is imported by every kernel as it starts; jsonschema (about 1 s: a
 # URI grammar its format checks build on import) and mcp by nine notebooks (chapters 03, 04, 08, 10 and 15 among them).
+# numpy and matplotlib's figure and Agg modules (about 0.45 s) by the eight chapters that draw a chart. Of these only
+# numpy starts a thread (OpenBLAS's pool, which re-forms in a fork as it does under multiprocessing). matplotlib reads
+# MPLBACKEND on import, which ipykernel sets as it starts: see MPLBACKEND below. pyplot, matplotlib_inline and
+# ipywidgets are left out: on import they hook into the running IPython shell, and a parent has none.
 PRELOAD = ("anthropic", "httpx", "zmq", "tornado.ioloop", "jupyter_client.session", "IPython.core.interactiveshell",
-           "ipykernel.ipkernel", "ipykernel.debugger", "jsonschema", "mcp.server", "mcp.client.stdio")
+           "ipykernel.ipkernel", "ipykernel.debugger", "jsonschema", "mcp.server", "mcp.client.stdio", "numpy",
+           "matplotlib.figure", "matplotlib.backends.backend_agg")
+# What ipykernel sets before a kernel's first cell when the variable is unset (kernelapp.init_kernel). The parent
+# sets it the same way before its imports, so matplotlib reads in a fork what it reads in a cold kernel.
+MPLBACKEND = "module://matplotlib_inline.backend_inline"
 STARTUP_PREFIXES = ("PYTHON", "LC_")
 STARTUP_NAMES = ("LANG", "LANGUAGE", "TZ")
 MAX_REQUEST = 1 << 20  # a request is argv, cwd and the environment; a megabyte is far more than any of them
@@ -71,6 +77,8 @@ def preload() -> Preloaded:
 
     environ_class.__getitem__ = spy  # type: ignore[method-assign]
     try:
+        if "matplotlib" in {name.partition(".")[0] for name in PRELOAD} and not os.environ.get("MPLBACKEND"):
+            os.environ["MPLBACKEND"] = MPLBACKEND  # read as ipykernel reads it: a kernel that sets its own differs
         for name in PRELOAD:
             __import__(name)
     finally:

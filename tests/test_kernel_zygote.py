@@ -34,20 +34,24 @@ def _start(kernel_name: str, cwd: Path, **env: str) -> tuple[KernelManager, obje
     return km, kc
 
 
+def _outputs(kc, msg_id: str, timeout: float) -> list[dict]:
+    """The iopub messages of request `msg_id`, up to the kernel going idle after it."""
+    seen = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        seen.append(msg)
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return seen
+
+
 def _run(kc, code: str, timeout: float = 30) -> tuple[str, dict]:
     """Run `code`; return what it printed and the execute reply's content."""
     import json
 
     msg_id = kc.execute(code)
-    printed = []
-    while True:
-        msg = kc.get_iopub_msg(timeout=timeout)
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        if msg["msg_type"] == "stream":
-            printed.append(msg["content"]["text"])
-        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            break
+    printed = [msg["content"]["text"] for msg in _outputs(kc, msg_id, timeout) if msg["msg_type"] == "stream"]
     reply = kc.get_shell_msg(timeout=timeout)
     while reply["parent_header"]["msg_id"] != msg_id:  # a late reply to one of wait_for_ready's kernel_info requests
         reply = kc.get_shell_msg(timeout=timeout)
@@ -161,3 +165,19 @@ def test_what_the_preloaded_imports_set_is_no_difference_and_every_kernel_gets_i
     done = kernel_zygote.preload()
     assert done.wrote == {"ATLAS_ZYGOTE_SET": "NO"} and "ATLAS_ZYGOTE_SET" not in done.before
     assert not kernel_zygote.differs(done, launched)  # set by the import, not by the kernel's environment
+
+
+@warm_only
+def test_a_forked_kernel_draws_inline_as_a_cold_one_does(kernel_name, tmp_path):
+    """matplotlib is preloaded in the parent: its backend must still be the one ipykernel sets, hooked into the shell."""
+    km, kc = _start(kernel_name, tmp_path)
+    try:
+        seen, _ = _run(kc, "import json, sys, matplotlib\nprint(json.dumps({'backend': matplotlib.get_backend(), "
+                           "'preloaded': 'matplotlib.figure' in sys.modules}))")
+        assert seen == {"backend": "module://matplotlib_inline.backend_inline", "preloaded": True}, seen
+        msg_id = kc.execute("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3]);")
+        kinds = [kind for msg in _outputs(kc, msg_id, 30) if msg["msg_type"] == "display_data"
+                 for kind in msg["content"]["data"]]
+        assert "image/png" in kinds, kinds  # the figure shown after the cell, by the inline backend's hook
+    finally:
+        _stop(km, kc)
