@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,15 @@ from atlas_kit.contract.errors import Branch, retry_changed, tool_error
 from atlas_kit.course.checks import BLANK, check
 from atlas_kit.course.grading.payloads import read_payload
 from atlas_kit.course.grading.judge import prepare, changed, rebuild
+from atlas_kit.course.grading.recorder import ImportRecorder
 from atlas_kit.course.grading.take import take_answer
+
+
+@pytest.fixture(autouse=True)
+def _no_recorder_left():
+    """prepare() puts an import recorder first in sys.meta_path, as a checking kernel needs; not in this process."""
+    yield
+    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, ImportRecorder)]
 
 
 def _take(tmp: Path, cells: list[str], expression: str) -> dict[str, object]:
@@ -150,6 +159,69 @@ def test_a_module_imported_later_is_no_change_unless_it_is_made_up():
         assert changed(baseline) == ["sys.modules.atlas_kit.course.checks.made_up"]
     finally:
         del sys.modules["atlas_kit.course.checks.made_up"]
+
+
+_LATE = "atlas_kit.bridges.audit.report"  # not loaded by any check: imported afresh after the baseline
+
+
+def _forgotten(name: str) -> tuple[object, object]:
+    """Take `name` out of sys.modules and its package, as if never imported; returns what to put back."""
+    package = sys.modules[name.rpartition(".")[0]]
+    return sys.modules.pop(name, None), package.__dict__.pop(name.rpartition(".")[2], None)
+
+
+def _restore(name: str, held: tuple[object, object]) -> None:
+    module, attribute = held
+    if module is not None:
+        sys.modules[name] = module
+    if attribute is not None:
+        setattr(sys.modules[name.rpartition(".")[0]], name.rpartition(".")[2], attribute)
+
+
+def test_a_module_imported_after_the_baseline_is_recorded_as_it_loads_so_a_later_patch_is_a_change():
+    import importlib
+
+    importlib.import_module(_LATE)
+    held = _forgotten(_LATE)
+    baseline = prepare(chapters=["09"])
+    try:
+        late = importlib.import_module(_LATE)
+        assert late is not held[0] and changed(baseline) == []
+        late.clip = lambda text, width: ""  # type: ignore[attr-defined]
+        assert changed(baseline) == [f"{_LATE}.clip"]
+    finally:
+        sys.modules.pop(_LATE, None)
+        _restore(_LATE, held)
+
+
+def test_a_module_built_by_hand_from_atlas_kit_s_own_file_is_a_change():
+    import importlib.util
+
+    held = _forgotten(_LATE)
+    baseline = prepare(chapters=["09"])
+    try:
+        origin = getattr(held[0], "__file__", None)
+        assert isinstance(origin, str)
+        spec = importlib.util.spec_from_file_location(_LATE, origin)  # the genuine file, past the import system
+        assert spec is not None and spec.loader is not None
+        made = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(made)
+        sys.modules[_LATE] = made
+        assert changed(baseline) == [f"sys.modules.{_LATE}"]
+    finally:
+        sys.modules.pop(_LATE, None)
+        _restore(_LATE, held)
+
+
+def test_taking_the_recorder_out_of_the_import_system_is_a_change():
+    baseline = prepare(chapters=["09"])
+    recorder = next(finder for finder in sys.meta_path if isinstance(finder, ImportRecorder))
+    sys.meta_path.remove(recorder)
+    try:
+        assert "sys.meta_path.0" in changed(baseline)
+    finally:
+        sys.meta_path.insert(0, recorder)
+    assert changed(baseline) == []
 
 
 def test_a_payload_is_read_only_from_a_regular_file_of_bounded_size(tmp_path):

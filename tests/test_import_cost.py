@@ -24,6 +24,14 @@ def test_the_checking_kernel_loads_the_judge_and_one_chapters_checks_without_the
                    ) == set()
 
 
+def test_the_checking_kernel_watching_a_function_answer_loads_only_what_its_checks_use():
+    # chapter 09's checks call the dispatcher, never the SDK; modules a check imports later are recorded as they load
+    assert _loaded("from atlas_kit.course.grading.judge import prepare, changed\n"
+                   "baseline = prepare(watch=True, chapters=['09'])\n"
+                   "from atlas_kit.course.checks import check\nimport atlas_kit.course.checks.ch09 as c\n"
+                   "check('09.2', ...)\nassert changed(baseline) == [], changed(baseline)") == set()
+
+
 @pytest.mark.parametrize("key", ["02.1", "03.1", "05.1"])
 def test_a_learners_check_loads_only_its_chapter_and_no_sdk_where_the_chapter_needs_none(key):
     assert _loaded(f"from atlas_kit.course.checks import check, EXERCISES\ncheck({key!r}, ...)\n"

@@ -1,10 +1,12 @@
 """Judge answers taken out of a learner's kernel (take.py) in a fresh kernel their notebook never ran in.
 
-The checking kernel imports atlas_kit once (`prepare`), records every name its modules bind (the baseline), then,
-per exercise, rebuilds the answer from its JSON and checks it. Data answers run no learner code at all. A function
+The checking kernel loads the chapter's checks (`prepare`), records every name the watched modules bind (the
+baseline), and records each module imported later as its import completes (recorder.py); then, per exercise, it
+rebuilds the answer from its JSON and checks it. Data answers run no learner code at all. A function
 answer (and any statement of the notebook it needs) does run here, while it is checked: what it changes in
 atlas_kit, in the modules the checks use, in an atlas_kit registry's entries or in the import machinery is
-compared with the baseline after every check, and a change makes the row `tampered`. Code written to attack the
+compared with the baseline after every check, and a change makes the row `tampered`; so does an atlas_kit module
+that reached sys.modules without being imported. Code written to attack the
 grader from inside a function (frame or C-level tricks, a thread that undoes its patch in time) is out of reach.
 """
 from __future__ import annotations
@@ -17,22 +19,27 @@ import importlib
 import json
 import linecache
 import os
-import pkgutil
 import sys
 import textwrap
 from types import ModuleType
 from typing import Callable, Iterable, NoReturn
 
+from .recorder import install
+
 Entries = frozenset[tuple[str, str, int]]
+Entry = tuple[str, str, int]
 
 
 @dataclass(frozen=True)
 class Baseline:
-    """What the watched modules bound before any answer ran, with the objects themselves kept alive: an id is only
-    an object's while it lives, and a patch that frees the original could otherwise reuse its id."""
+    """What the watched modules bound before any answer ran, and (`later`) what each module imported since bound as
+    its import completed, with the objects themselves kept alive: an id is only an object's while it lives, and a
+    patch that frees the original could otherwise reuse its id."""
 
     entries: Entries
     kept: tuple[object, ...]
+    later: set[Entry] = dataclasses.field(default_factory=set)
+    kept_later: list[object] = dataclasses.field(default_factory=list)
 
 WATCHED = ("atlas_kit", "builtins", "importlib", "json", "inspect", "ast", "dataclasses", "functools", "linecache",
            "types", "typing", "io", "os", "posixpath", "re", "math", "enum", "abc", "collections", "copy", "operator",
@@ -42,66 +49,40 @@ _UNWATCHED = {("sys", "last_type"), ("sys", "last_value"), ("sys", "last_traceba
               ("builtins", "input"), ("builtins", "_")}
 
 
-# No check imports these (bridges to MCP, inspect and the audit, the widgets, the command line): importing them all
-# would cost a second a kernel. One imported later is no change, so long as it comes from atlas_kit's own files.
-_UNUSED = ("atlas_kit.cli", "atlas_kit.bridges", "atlas_kit.face")
-
 
 def prepare(*, watch: bool = True, chapters: Iterable[str] | None = None) -> Baseline:
     """Load the checks of `chapters` (all of them by default) before any learner code; with `watch` (an answer will
-    run code here), import every atlas_kit module the checks could use and record what they bind. Without it the
-    baseline is empty: data answers run no code to watch."""
-    import atlas_kit
+    run code here), record what the watched modules bind now, and each module imported from now on as its import
+    completes. Without it the baseline is empty: data answers run no code to watch."""
     from atlas_kit.course import checks
 
     for chapter in [None] if chapters is None else chapters:
         checks.load(chapter)
     if not watch:
         return Baseline(frozenset(), ())
-    _import_all(atlas_kit.__path__, "atlas_kit.")
+    later: set[Entry] = set()
+    kept_later: list[object] = []
+
+    def record(module: ModuleType) -> None:
+        _bound(module.__name__, module, later.add, kept_later.append)
+
+    install(_watched, record)  # before the snapshot, so the recorder is in the baseline's sys.meta_path
     kept: list[object] = []
-    return Baseline(snapshot(kept), tuple(kept))
+    return Baseline(snapshot(kept), tuple(kept), later, kept_later)
 
 
-def _import_all(path: Iterable[str], prefix: str) -> None:
-    """Import every module under `path` but _UNUSED and `__main__` (a command line runs on import).
-
-    Not pkgutil.walk_packages, which imports each package to look inside it, the unused ones too (the inspect
-    bridge alone imports inspect_ai: a second)."""
-    for info in pkgutil.iter_modules(path, prefix):
-        if info.name.endswith(".__main__") or info.name.startswith(_UNUSED):
-            continue
-        try:
-            module = importlib.import_module(info.name)
-        except Exception:  # an extra that is not installed (mcp, inspect_ai): no check uses it
-            continue
-        if info.ispkg:
-            _import_all(module.__path__, info.name + ".")
+def _watched(name: str) -> bool:
+    return any(name == w or name.startswith(w + ".") for w in WATCHED)
 
 
 def snapshot(kept: list[object] | None = None) -> Entries:
     """(module, name, id) of everything the watched modules bind, their classes' members, the import hooks, and
     the entries of atlas_kit's module-level dicts (the checks' registry is one). Each object is added to `kept`."""
-    seen: set[tuple[str, str, int]] = set()
+    seen: set[Entry] = set()
     keep = kept.append if kept is not None else (lambda value: None)
     for name, module in list(sys.modules.items()):
-        if not isinstance(module, ModuleType) or not any(name == w or name.startswith(w + ".") for w in WATCHED):
-            continue
-        seen.add(("sys.modules", name, id(module)))
-        ours = name.startswith("atlas_kit")
-        for attr, value in list(vars(module).items()):
-            if (name, attr) in _UNWATCHED:
-                continue
-            seen.add((name, attr, id(value)))
-            keep(value)
-            if ours and isinstance(value, type) and value.__module__ == name:
-                for member, inner in list(vars(value).items()):
-                    seen.add((f"{name}.{value.__qualname__}", member, id(inner)))
-                    keep(inner)
-            elif ours and isinstance(value, dict) and not attr.startswith("__"):
-                for key, item in list(value.items()):
-                    seen.add((f"{name}.{attr}[]", repr(key)[:80], id(item)))
-                    keep(item)
+        if isinstance(module, ModuleType) and _watched(name):
+            _bound(name, module, seen.add, keep)
     for hook in ("meta_path", "path_hooks"):
         for i, item in enumerate(getattr(sys, hook)):
             seen.add((f"sys.{hook}", str(i), id(item)))
@@ -110,27 +91,37 @@ def snapshot(kept: list[object] | None = None) -> Entries:
     return frozenset(seen)
 
 
+def _bound(name: str, module: ModuleType, add: Callable[[Entry], None], keep: Callable[[object], None]) -> None:
+    """Add (where, name, id) for module `name` in sys.modules, each name it binds and, for atlas_kit's modules, the
+    members of the classes it defines and the entries of its dicts; keep each object alive."""
+    add(("sys.modules", name, id(module)))
+    ours = name.startswith("atlas_kit")
+    for attr, value in list(vars(module).items()):
+        if (name, attr) in _UNWATCHED:
+            continue
+        add((name, attr, id(value)))
+        keep(value)
+        if ours and isinstance(value, type) and value.__module__ == name:
+            for member, inner in list(vars(value).items()):
+                add((f"{name}.{value.__qualname__}", member, id(inner)))
+                keep(inner)
+        elif ours and isinstance(value, dict) and not attr.startswith("__"):
+            for key, item in list(value.items()):
+                add((f"{name}.{attr}[]", repr(key)[:80], id(item)))
+                keep(item)
+
+
 def changed(baseline: Baseline) -> list[str]:
-    """What differs from the baseline: names rebound or removed, dict entries changed or removed, import hooks added,
-    atlas_kit modules added that do not come from its files (an entry added to a dict is not a change: caches grow)."""
+    """What differs from the baseline and the imports recorded since: names rebound or removed, dict entries changed
+    or removed, import hooks added, atlas_kit modules in sys.modules that were never imported through the recorder
+    (an entry added to a dict is not a change: caches grow)."""
     now = snapshot()
-    before = {(where, name) for where, name, _ in baseline.entries}
-    out = {f"{where}.{name}" if not where.endswith("[]") else f"{where[:-2]}[{name}]"
-           for where, name, _ in baseline.entries - now}
-    out |= {f"{where}.{name}" for where, name, _ in now - baseline.entries if (where, name) not in before
-            and (where == "sys.modules" and name.startswith("atlas_kit") and not _genuine(sys.modules.get(name))
-                 or where.startswith("sys.meta_path"))}
+    known = baseline.entries | baseline.later
+    before = {(where, name) for where, name, _ in known}
+    out = {f"{where}.{name}" if not where.endswith("[]") else f"{where[:-2]}[{name}]" for where, name, _ in known - now}
+    out |= {f"{where}.{name}" for where, name, _ in now - known if (where, name) not in before
+            and (where == "sys.modules" and name.startswith("atlas_kit") or where.startswith("sys.meta_path"))}
     return sorted(out)
-
-
-def _genuine(module: object) -> bool:
-    """A module the import system loaded from atlas_kit's own files, not one made up and put in sys.modules."""
-    import atlas_kit
-
-    home = os.path.dirname(os.path.abspath(str(atlas_kit.__file__))) + os.sep
-    origin = getattr(getattr(module, "__spec__", None), "origin", None)
-    return (isinstance(module, ModuleType) and isinstance(origin, str) and os.path.abspath(origin).startswith(home)
-            and getattr(module, "__file__", None) == origin)
 
 
 def judge(key: str, payload_path: str, result_path: str, baseline: Baseline, baseline_id: int) -> None:
