@@ -149,16 +149,16 @@ def test_a_module_imported_later_is_no_change_unless_it_is_made_up():
     try:
         importlib.import_module(name)
         assert changed(baseline) == []
+        sys.modules["atlas_kit.course.checks.made_up"] = types.ModuleType("atlas_kit.course.checks.made_up")
+        try:
+            assert changed(baseline) == ["sys.modules.atlas_kit.course.checks.made_up"]
+        finally:
+            del sys.modules["atlas_kit.course.checks.made_up"]
     finally:
         if earlier is not None:
             sys.modules[name] = earlier
         if held is not None:
             package.report = held  # type: ignore[attr-defined]
-    sys.modules["atlas_kit.course.checks.made_up"] = types.ModuleType("atlas_kit.course.checks.made_up")
-    try:
-        assert changed(baseline) == ["sys.modules.atlas_kit.course.checks.made_up"]
-    finally:
-        del sys.modules["atlas_kit.course.checks.made_up"]
 
 
 _LATE = "atlas_kit.bridges.audit.report"  # not loaded by any check: imported afresh after the baseline
@@ -166,6 +166,9 @@ _LATE = "atlas_kit.bridges.audit.report"  # not loaded by any check: imported af
 
 def _forgotten(name: str) -> tuple[object, object]:
     """Take `name` out of sys.modules and its package, as if never imported; returns what to put back."""
+    import importlib
+
+    importlib.import_module(name)  # so there is a module to put back, whatever ran before
     package = sys.modules[name.rpartition(".")[0]]
     return sys.modules.pop(name, None), package.__dict__.pop(name.rpartition(".")[2], None)
 
@@ -181,7 +184,6 @@ def _restore(name: str, held: tuple[object, object]) -> None:
 def test_a_module_imported_after_the_baseline_is_recorded_as_it_loads_so_a_later_patch_is_a_change():
     import importlib
 
-    importlib.import_module(_LATE)
     held = _forgotten(_LATE)
     baseline = prepare(chapters=["09"])
     try:
