@@ -43,3 +43,9 @@ def test_an_unknown_key_loads_every_chapter_so_the_message_can_list_them():
                                   "assert '16.' in check('99.1', 1).message")
     assert _loaded("from atlas_kit.course.grading.judge import prepare\nprepare(watch=False)\n"
                    "from atlas_kit.course.checks import EXERCISES\nassert '16.1' in EXERCISES") == {"anthropic"}
+
+
+def test_inspect_loading_this_package_s_entry_point_does_not_load_the_sdk():
+    # every `inspect` command loads the entry points of the packages installed; the stand-in needs no SDK
+    pytest.importorskip("inspect_ai")
+    assert "anthropic" not in _loaded("import atlas_kit.bridges.inspect.registry")

@@ -14,7 +14,7 @@ from inspect_ai.model import (ChatMessage, GenerateConfig, Model, ModelAPI, Mode
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ...models.standin.model import OFFLINE_MODEL, PROFILES, OfflineModel
-from ...models.transport import estimate_tokens, request_tokens
+from ...types.tokens import estimate_tokens, request_tokens
 from .episode import ArgumentError
 from .messages import anthropic_request
 from ...types.exceptions import AtlasKitValueError
