@@ -1,9 +1,11 @@
 """Suite-wide: every notebook the tests run gets a kernel forked from a warm parent (tests/kernel_zygote.py).
 
 A kernel's start-up was mostly importing the `anthropic` SDK and ipykernel, about 1.5 s of CPU each time,
-and the suite starts about 64 of them. Each pytest process writes a kernelspec, `atlas-test`, whose command
-(tests/kernel_launch.py) asks the warm parent for a fork, and starts that parent before its first notebook.
-nbval (see addopts in pyproject.toml) and the papermill tests use this kernelspec. With
+and the suite starts about 64 of them. The controlling process writes a kernelspec, `atlas-test`, whose command
+(tests/kernel_launch.py) asks the warm parent for a fork, and starts that one parent for itself and every xdist
+worker (they inherit its environment); the parent imports only when the first kernel is asked for, so a run
+with no notebook pays nothing for it. nbval (see addopts in pyproject.toml) and the papermill tests use this
+kernelspec. With
 ATLAS_COLD_KERNELS=1 every kernel starts from scratch instead, as a learner's does. The grader (its kernels
 run in a network namespace of their own), the browser test and the README's papermill command start their
 own kernels and are always cold. The kernels of each pytest process take their ports from a block of its own,
@@ -58,13 +60,14 @@ SLOW_FIRST = ("tests/test_grading.py", "tests/test_notebooks_later.py", "tests/t
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config.option, "loadscopereorder"):  # xdist's own reordering (most tests first) would undo ours
         config.option.loadscopereorder = False
-    if not hasattr(config, "workerinput"):  # the controlling process, before any worker starts
-        from tests.bytecode_warmup import warm
-
-        warm(config)
     from tests.kernel_ports import install
 
     install()  # this process's kernels listen where no connection takes its port at random (tests/kernel_ports.py)
+    if hasattr(config, "workerinput"):  # a worker: the kernelspec and the warm parent are the controller's
+        return
+    from tests.bytecode_warmup import warm
+
+    warm(config)  # before any worker starts
     folder = Path(tempfile.mkdtemp(prefix="atlas-kernels-"))
     spec = folder / "kernels" / KERNEL
     spec.mkdir(parents=True)
@@ -76,18 +79,18 @@ def pytest_configure(config: pytest.Config) -> None:
     spec.joinpath("kernel.json").write_text(json.dumps({**plain, "argv": argv}))
     os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(folder), os.environ.get("JUPYTER_PATH", "")) if p)
     _folder.append(folder)
+    _start_warm_parent(folder / "zygote.sock")
 
 
-def _warm() -> None:
-    """Start this process's warm parent, once; a no-op with ATLAS_COLD_KERNELS=1."""
-    if _zygote or os.environ.get("ATLAS_COLD_KERNELS") == "1":
+def _start_warm_parent(socket_path: Path) -> None:
+    """Start the one warm parent, before any worker (they inherit ATLAS_KERNEL_ZYGOTE); not with ATLAS_COLD_KERNELS=1."""
+    if os.environ.get("ATLAS_COLD_KERNELS") == "1":
         return
-    socket_path = _folder[0] / "zygote.sock"
     zygote = subprocess.Popen([sys.executable, str(TESTS / "kernel_zygote.py"), str(socket_path)],
                               stdin=subprocess.PIPE, start_new_session=True)
     _zygote.append(zygote)
     deadline = time.monotonic() + 30
-    while not socket_path.exists():  # bound before its imports, so this is the interpreter's start only
+    while not socket_path.exists():  # bound at once, its imports wait for the first kernel: the interpreter's start
         if zygote.poll() is not None or time.monotonic() > deadline:
             return  # no warm parent: the launcher finds no socket and starts a cold kernel
         time.sleep(0.01)
@@ -105,12 +108,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     test process here; its kernels and subprocesses keep Python's defaults). Cycles the tests make are collected."""
     gc.collect()
     gc.freeze()
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.path.suffix == ".ipynb":  # an nbval cell: its notebook's kernel starts in this setup
-        _warm()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -131,5 +128,4 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def kernel_name() -> str:
     """The kernelspec for a test's own notebook runs (papermill, nbclient); see this module's docstring."""
-    _warm()
     return KERNEL

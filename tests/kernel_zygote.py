@@ -13,8 +13,9 @@ What a fork shares with its parent, and how that is kept honest:
   as it starts (PYTHON*, the locale, TZ), is refused and its launcher starts a cold kernel instead.
 - Forks of one parent share its string-hash seed; it is still random for each test session.
 
-Run as `python tests/kernel_zygote.py SOCKET`: it serves forks on the Unix socket SOCKET until its stdin
-closes (the pytest process that started it has gone), then kills the kernels it still has.
+Run as `python tests/kernel_zygote.py SOCKET`: it binds the Unix socket SOCKET at once, imports PRELOAD when the
+first request comes, and serves forks until its stdin closes (the pytest process that started it has gone), then
+kills the kernels it still has. One parent serves every pytest process of a run (conftest.py).
 `tests/kernel_launch.py` is the kernelspec's command that asks for a fork; the root conftest.py starts this.
 Nothing here is used by the package or the course: a learner's kernel is always a plain one.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import select
 import selectors
 import signal
 import socket
@@ -131,7 +133,14 @@ def serve(path: str) -> tuple[Job, list[int], dict[str, str]] | None:
     """Serve forks on `path`. Returns only in a forked child, with the job it must run; None when told to stop."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
-    listener.listen(16)  # bound before the imports: a launcher that comes early waits instead of going cold
+    listener.listen(64)  # bound before the imports: a launcher that comes early waits instead of going cold
+    # The imports wait for the first request (or its launcher's end of file): a run with no notebook pays nothing.
+    while True:
+        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        if listener in ready:
+            break
+        if not os.read(sys.stdin.fileno(), 1 << 12):
+            return None
     done = preload()
     gc.collect()
     gc.freeze()  # the preloaded objects stay out of every fork's collections, so their pages stay shared
