@@ -49,3 +49,8 @@ def test_inspect_loading_this_package_s_entry_point_does_not_load_the_sdk():
     # every `inspect` command loads the entry points of the packages installed; the stand-in needs no SDK
     pytest.importorskip("inspect_ai")
     assert "anthropic" not in _loaded("import atlas_kit.bridges.inspect.registry")
+
+
+def test_the_grader_s_command_loads_no_sdk():
+    # atlas-kit grade starts kernels and reads files; the names of the model's variables come without the SDK
+    assert "anthropic" not in _loaded("import atlas_kit.course.grading.classroom")

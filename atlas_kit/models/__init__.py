@@ -1,8 +1,9 @@
 """Models: who answers a request, behind one typed interface, always through the real `anthropic` SDK.
 
-Choosing a model (choose), what comes back and how it is checked (replies), bounded API retries (api_retry),
-prices and the cost estimate (pricing), a request's size before it is sent (counting), the in-process Messages API
-(transport), recording and replaying (cassette, replay), and the offline stand-in (standin/). Chapters 00, 09, 11.
+Choosing a model (choose; the names of its environment variables alone in env), what comes back and how it is
+checked (replies), bounded API retries (api_retry), prices and the cost estimate (pricing), a request's size before it
+is sent (counting), the in-process Messages API (transport), recording and replaying (cassette, replay), and the
+offline stand-in (standin/). Chapters 00, 09, 11.
 """
 from __future__ import annotations
 

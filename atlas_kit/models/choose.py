@@ -26,15 +26,13 @@ from .providers.llamacpp import LlamaCpp
 from .providers.ollama import Ollama
 from .providers.replay import Replay
 from .providers.standin import StandIn
+from .env import BASE_URL_ENV, KEY_ENV, MODEL_ENV  # re-exported: they were born here
 from .standin.model import OFFLINE_MODEL, Profile
 from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["BASE_URL_ENV", "DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "OFFLINE_ALIASES", "OFFLINE_MODEL", "SIMULATED",
            "Mode", "ModelChoice", "Spelling", "choose_model", "deprecation", "known_models", "parse_model"]
 
-MODEL_ENV = "ATLAS_MODEL"  # overrides the default; a notebook's `model` parameter overrides both
-KEY_ENV = "ANTHROPIC_API_KEY"  # the only place a key is read from, and it goes only to Anthropic's API
-BASE_URL_ENV = "ATLAS_BASE_URL"  # where a local server listens, when not at its default address
 OFFLINE_ALIASES = ("offline", OFFLINE_MODEL)
 _LOCAL: dict[str, type[Ollama] | type[LlamaCpp]] = {"ollama": Ollama, "llamacpp": LlamaCpp}
 

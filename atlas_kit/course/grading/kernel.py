@@ -23,7 +23,7 @@ from queue import Empty
 from time import monotonic
 from typing import Any, Iterator, Literal
 
-from ...models.choose import KEY_ENV, MODEL_ENV
+from ...models.env import KEY_ENV, MODEL_ENV
 from ...models.standin.model import OFFLINE_MODEL
 from .records import Isolation
 from .sandbox import Sandbox, bwrap_works
