@@ -52,10 +52,10 @@ _zygote: list[subprocess.Popen[bytes]] = []
 # rest keep their order. A file missing here, or one listed that is gone, changes no result.
 SLOW_FIRST = ("tests/test_notebooks_later.py", "tests/test_notebooks.py", "tests/test_grading_tamper.py",
               "tests/test_exercises.py", "tests/test_live_cli.py", "tests/test_browser.py", "tests/test_grading.py",
-              "tests/test_inspect_task.py", "tests/test_batch.py", "tests/test_mcp_hostile.py",
-              "tests/test_audit_hostile.py", "tests/test_mcp_lifecycle.py", "tests/test_live_sweep.py",
-              "tests/test_mcp_long_input.py", "tests/test_rendering.py", "tests/test_local_models.py",
-              "tests/test_grading_answers.py")
+              "tests/test_inspect_task.py", "tests/test_judge_solutions.py", "tests/test_batch.py",
+              "tests/test_mcp_hostile.py", "tests/test_audit_hostile.py", "tests/test_mcp_lifecycle.py",
+              "tests/test_live_sweep.py", "tests/test_mcp_long_input.py", "tests/test_rendering.py",
+              "tests/test_local_models.py", "tests/test_grading_answers.py")
 
 
 def pytest_configure(config: pytest.Config) -> None:
