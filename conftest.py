@@ -84,7 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _start_warm_parent(socket_path: Path) -> None:
-    """Start the one warm parent, before any worker (they inherit ATLAS_KERNEL_ZYGOTE); not with ATLAS_COLD_KERNELS=1."""
+    """Start the one warm parent before any worker (they inherit ATLAS_KERNEL_ZYGOTE); not with ATLAS_COLD_KERNELS=1."""
     if os.environ.get("ATLAS_COLD_KERNELS") == "1":
         return
     zygote = subprocess.Popen([sys.executable, str(TESTS / "kernel_zygote.py"), str(socket_path)],

@@ -41,7 +41,8 @@ def _take_all(path: Path, folder: Path) -> list[tuple[str, str, str]]:
     inspect finds its source), then take out every answer a check call names. Returns (key, payload, result) paths."""
     folder.mkdir()
     namespace: dict[str, object] = {"__name__": "__main__"}
-    cells = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    cells = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
     calls: dict[str, str] = {}
     for i, source in enumerate(cells):
         (folder / f"cell{i}.py").write_text(source, encoding="utf-8")
@@ -60,7 +61,8 @@ def _runs_code(payload: Path) -> bool:
     return "$function" in payload.read_text(encoding="utf-8")
 
 
-def test_every_solution_s_function_answers_are_right_in_a_checking_interpreter_and_change_nothing(tmp_path, monkeypatch):
+def test_every_solution_s_function_answers_are_right_in_a_checking_interpreter_and_change_nothing(tmp_path,
+                                                                                                 monkeypatch):
     # Found on 2026-12-04: a token-count cache rebound a module-level name on use, so the grader took every honest
     # submission of chapters 01, 05, 06, 07, 08, 11 and 14 for tampered (types/tokens.py keeps it on one object now).
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
