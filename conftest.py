@@ -5,8 +5,7 @@ and the suite starts about 64 of them. The controlling process writes a kernelsp
 (tests/kernel_launch.py) asks the warm parent for a fork, and starts that one parent for itself and every xdist
 worker (they inherit its environment); the parent imports only when the first kernel is asked for, so a run
 with no notebook pays nothing for it. nbval (see addopts in pyproject.toml) and the papermill tests use this
-kernelspec. With
-ATLAS_COLD_KERNELS=1 every kernel starts from scratch instead, as a learner's does. The grader (its kernels
+kernelspec. With ATLAS_COLD_KERNELS=1 every kernel starts from scratch instead, as a learner's does. The grader (its kernels
 run in a network namespace of their own), the browser test and the README's papermill command start their
 own kernels and are always cold. The kernels of each pytest process take their ports from a block of its own,
 below the range the system hands out at random (tests/kernel_ports.py).

@@ -19,7 +19,7 @@ from atlas_kit.course.checks import BLANK, check
 from atlas_kit.course.grading.payloads import read_payload
 from atlas_kit.course.grading.judge import prepare, changed, rebuild
 from atlas_kit.course.grading.recorder import ImportRecorder
-from atlas_kit.course.grading.take import take_answer
+from answer_taking import run_cells, take
 
 
 @pytest.fixture(autouse=True)
@@ -31,14 +31,8 @@ def _no_recorder_left():
 
 def _take(tmp: Path, cells: list[str], expression: str) -> dict[str, object]:
     """Run `cells` as a notebook would, then take `expression` out as the grader's cell does."""
-    namespace: dict[str, object] = {"__name__": "__main__"}
-    for i, code in enumerate(cells):
-        (tmp / f"cell{i}.py").write_text(code, encoding="utf-8")  # where inspect reads it (IPython: linecache)
-        exec(compile(code, str(tmp / f"cell{i}.py"), "exec"), namespace)
     out = tmp / "answer.json"
-    caller = "take(expression, cells, out, namespace)"
-    exec(compile(caller, str(tmp / "grader.py"), "exec"),
-         {"take": take_answer, "expression": expression, "cells": cells, "out": str(out), "namespace": namespace})
+    take(tmp, cells, run_cells(tmp, cells), expression, out)
     payload = json.loads(out.read_text(encoding="utf-8"))
     assert isinstance(payload, dict)
     return payload

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from atlas_kit.course.grading.take import take_answer
+from answer_taking import run_cells, take
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
@@ -37,22 +37,17 @@ for chapter, items in json.load(open(sys.argv[1])):
 
 
 def _take_all(path: Path, folder: Path) -> list[tuple[str, str, str]]:
-    """Run the notebook's code cells as the learner's kernel would (each compiled under a file of its own, where
-    inspect finds its source), then take out every answer a check call names. Returns (key, payload, result) paths."""
+    """Run the notebook's code cells as the learner's kernel would, then take out every answer a check call names.
+    Returns (key, payload, result) paths."""
     folder.mkdir()
-    namespace: dict[str, object] = {"__name__": "__main__"}
     notebook = json.loads(path.read_text(encoding="utf-8"))
     cells = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
-    calls: dict[str, str] = {}
-    for i, source in enumerate(cells):
-        (folder / f"cell{i}.py").write_text(source, encoding="utf-8")
-        exec(compile(source, str(folder / f"cell{i}.py"), "exec"), namespace)  # noqa: S102 - the project's own notebook
-        calls.update(CALL.findall(source))
+    namespace = run_cells(folder, cells)
+    calls = dict(CALL.findall("\n".join(cells)))
     jobs = []
     for n, (key, name) in enumerate(sorted(calls.items())):
         payload, result = folder / f"payload-{n}.json", folder / f"verdict-{n}.json"
-        exec(compile("take(expression, cells, out, namespace)", str(folder / "grader.py"), "exec"),  # noqa: S102
-             {"take": take_answer, "expression": name, "cells": cells, "out": str(payload), "namespace": namespace})
+        take(folder, cells, namespace, name, payload)
         jobs.append((key, str(payload), str(result)))
     return jobs
 

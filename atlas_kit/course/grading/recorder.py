@@ -57,7 +57,8 @@ class ImportRecorder(importlib.abc.MetaPathFinder):
 
 def install(watched: Callable[[str], bool], record: Callable[[ModuleType], None]) -> ImportRecorder:
     """Call `record` with each module `watched` accepts as its import completes, from now on. One recorder serves
-    every caller in a process, first in `sys.meta_path`; a checking kernel has one caller."""
+    every caller in a process, first in `sys.meta_path`, with the first caller's `watched` (a checking kernel has
+    one caller: judge.prepare)."""
     mine = next((finder for finder in sys.meta_path if isinstance(finder, ImportRecorder)), None)
     if mine is None:
         mine = ImportRecorder(watched)
