@@ -14,12 +14,14 @@ import warnings
 import anthropic
 import pytest
 from fakes import LlamaCppFake, OllamaFake, OllamaModel, empty_stop, fixed, thinking_first, tool_call
+from fakes.brains import BrainReply
 
 from atlas_kit import run_agent
 from atlas_kit.atlas import atlas_session, grade
 from atlas_kit.cli import main
 from atlas_kit.models.choose import choose_model, parse_model
 from atlas_kit.models.provider import ProviderError
+from atlas_kit.models.providers import _watch
 from atlas_kit.models.providers._watch import ContextWarning
 from atlas_kit.models.providers.llamacpp import LlamaCpp
 from atlas_kit.models.providers.ollama import Ollama
@@ -148,6 +150,19 @@ def test_llama_server_runs_the_same_and_sends_no_key():
     _no_key_reached(fake)
 
 
+def test_a_prompt_counted_in_parts_is_recorded_whole():
+    # With its cache warm, llama-server may report {"input_tokens": 5, "cache_read_input_tokens": 225}: the run's
+    # prompt tokens are the whole prompt either way.
+    runs = {}
+    for usage in ("full", "split"):
+        with LlamaCppFake(usage=usage) as fake:
+            choice = choose_model("llamacpp:qwen3-4b", base_url=fake.base_url)
+            runs[usage] = run_agent(choice.client, atlas_session("T04", style="contract", seed=0),
+                                    model=choice.model, source=choice.source)
+    # more than one call: the second finds the first's prompt in the slot, so "split" reports most of it as cached
+    assert runs["full"].steps > 1 and runs["split"].input_tokens == runs["full"].input_tokens
+
+
 def test_odd_answers_are_recorded_never_a_traceback():
     session = lambda: atlas_session("T05", style="contract", seed=0)  # noqa: E731
     with OllamaFake(models=[MODEL], brain=empty_stop("Thinking about it")) as fake:  # no stop reason at all
@@ -222,6 +237,20 @@ def test_preflight_says_llama_server_needs_jinja_for_tools():
             _preflight(LlamaCpp(fake.base_url))
 
 
+def test_a_template_that_drops_tools_is_refused_in_one_line_before_any_episode(tmp_path, capsys):
+    with LlamaCppFake(tool_template=False) as fake:
+        code = main([*SWEEP, "--model", "llamacpp:gemma", "--base-url", fake.base_url, "--out", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "chat_template_caps.supports_tools is false" in err[0], err
+    assert "--chat-template-file" in err[0] and "Traceback" not in err[0]
+    assert not [r for r in fake.requests if r.path == "/v1/messages"]
+
+
+def test_the_preflight_reads_the_servers_build():
+    with LlamaCppFake() as fake:
+        assert _preflight(LlamaCpp(fake.base_url)).server_build == "b0000-fake"
+
+
 def test_preflight_reads_llama_servers_window_from_props():
     with LlamaCppFake(n_ctx=2048) as fake:
         with pytest.raises(ProviderError, match=r"is 2,048 tokens \(default_generation_settings.n_ctx in /props\)"):
@@ -278,6 +307,27 @@ def test_a_cut_is_caught_even_when_the_server_counts_only_what_its_cache_missed(
     assert not grade(run).correct
 
 
+class _OldOllama(OllamaFake):
+    """An Ollama whose /api/ps does not say the window a loaded model runs with: only the counts can tell."""
+
+    def _running(self, key):
+        running = super()._running(key)
+        del running["context_length"]
+        return running
+
+
+@pytest.mark.parametrize("usage", ["full", "uncached", "split"])
+def test_a_cut_is_warned_from_the_counts_alone_when_no_window_is_stated(usage, tmp_path, capsys):
+    # A 40-token window: the server reports about 37 input tokens for a request of about 1,650 (issue 48's case).
+    _watch._SENT.clear()  # what this process has sent to each address: a fresh start, whatever ran before
+    with _OldOllama(models=[MODEL], num_ctx=40, usage=usage) as fake:
+        code = main([*SWEEP, "--model", f"ollama:{MODEL}", "--base-url", fake.base_url, "--out", str(tmp_path)])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "probably cut the prompt" in out.err and "no earlier request from here" in out.err
+    assert "those episodes saw part of the conversation" in out.out + out.err
+
+
 def test_the_prompt_cache_alone_is_not_mistaken_for_a_cut():
     with OllamaFake(models=[MODEL], num_ctx=32768, usage="uncached") as fake:  # reports only what it evaluated
         choice = choose_model(f"ollama:{MODEL}", base_url=fake.base_url)
@@ -320,6 +370,33 @@ def test_a_local_sweep_completes_labelled_local_at_no_cost_with_a_time_estimate(
     assert "Cost estimate" not in out.out and "The first episode took" in out.out + out.err
     assert "local" in out.out
     _no_key_reached(fake)
+
+
+def _babbler(view):
+    """A model that never ends its turn: each reply runs on until the server stops it at max_tokens."""
+    return BrainReply(({"type": "text", "text": "and then " * 5000},), "eos")
+
+
+def test_a_model_that_never_finishes_is_stopped_after_two_episodes_in_one_line(tmp_path, capsys):
+    with LlamaCppFake(brain=_babbler, n_ctx=16384) as fake:
+        code = main([*SWEEP[:-6], "--tickets", "T01,T04,T05,T06", "--trials", "1", "--no-progress", "--no-charts",
+                     "--model", "llamacpp:gemma", "--base-url", fake.base_url, "--out", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    calls = [json.loads(r.raw) for r in fake.requests if r.path == "/v1/messages"]
+    assert code == 2 and err[-1].startswith("atlas-kit experiment: stopped: the first 2 episodes"), err
+    assert "--chat-template-file" in err[-1] and "--max-tokens" in err[-1]
+    # two episodes, each a first call at the local default and its one retry; the other two never started
+    assert [c["max_tokens"] for c in calls] == [1024, 2048, 1024, 2048]
+    records = [json.loads(line) for line in (tmp_path / "experiment.jsonl").read_text().splitlines()]
+    assert [r["stop_reason"] for r in records] == ["truncated", "truncated"]
+
+
+def test_max_tokens_caps_every_reply_of_a_sweep(tmp_path, capsys):
+    with LlamaCppFake(brain=_babbler, n_ctx=16384) as fake:
+        code = main([*SWEEP, "--max-tokens", "64", "--model", "llamacpp:gemma", "--base-url", fake.base_url,
+                     "--out", str(tmp_path)])
+    calls = [json.loads(r.raw) for r in fake.requests if r.path == "/v1/messages"]
+    assert code == 2 and [c["max_tokens"] for c in calls] == [64, 64], capsys.readouterr().err
 
 
 def test_each_preflight_failure_is_one_line_and_exit_2_before_any_episode(tmp_path, capsys):

@@ -100,6 +100,10 @@ def _experiment_how(exp: argparse.ArgumentParser) -> None:
     exp.add_argument("--concurrency", type=_positive, default=None, metavar="N",
                      help="live or replayed episodes in flight at once; offline runs one at a time (default: 16 on "
                           "Anthropic's API, 1 on a local server)")
+    exp.add_argument("--max-tokens", type=_positive, default=None, metavar="N",
+                     help="the most tokens the model may write in one reply; a reply cut off there ends its episode "
+                          "as truncated (default: 1,024, and 4,096 for one retry of a reply cut mid-call; 2,048 for "
+                          "that retry on a local server)")
     exp.add_argument("--cassette", type=_cassette, default=None, metavar="PATH",
                      help="replay a recorded cassette instead of calling a model: no key, no network")
     exp.add_argument("--record", type=Path, default=None, metavar="PATH",

@@ -22,8 +22,10 @@ __all__ = ["experiment_command", "preset_command"]
 
 
 def experiment_command(args: argparse.Namespace) -> int:
-    """Exit 0 when every episode ran; 1 when the API stopped the sweep; 2 on bad input or a refused live
-    sweep; 3 when the budget stopped it; 130 on Ctrl-C. Every stop but 2 is resumable by rerunning."""
+    """Exit 0 when every episode ran; 1 when the API stopped the sweep; 2 on bad input, a refused live sweep, or a
+    model that cannot finish a turn (guard.RUNAWAY_EPISODES); 3 when the budget stopped it; 130 on Ctrl-C. Every
+    stop but 2 is resumable by rerunning."""
+    from ..agent import Bounds
     from ..experiments.spec import SweepSpec
     from ..experiments.sweep import sweep
     from ..experiments.guard import SweepInterrupted, SweepStopped
@@ -42,7 +44,9 @@ def experiment_command(args: argparse.Namespace) -> int:
             profiles=(args.profile,), tickets=args.tickets, trials=args.trials, first_seed=args.first_seed,
             model=args.model, base_url=args.base_url, cassette=args.cassette, record=args.record, out=jsonl,
             concurrency=args.concurrency, progress=not args.no_progress, max_cost_usd=math.inf,
-            budget_usd=args.budget, confirm=lambda estimate: _confirm(estimate, yes=args.yes), via=args.via))
+            budget_usd=args.budget, confirm=lambda estimate: _confirm(estimate, yes=args.yes), via=args.via,
+            bounds=None if args.max_tokens is None else Bounds(max_tokens=args.max_tokens,
+                                                               retry_max_tokens=args.max_tokens)))
     except (SweepInterrupted, SweepStopped, ValueError, OSError) as err:  # incl. a bad cassette, an unwritable file
         return _failed(err)
     return _report(result, args, jsonl)
@@ -66,7 +70,7 @@ def _report(result: Sweep, args: argparse.Namespace, jsonl: Path) -> int:
     print(result.guard.spend_line(records))
     if result.stopped is not None:
         print(f"atlas-kit experiment: {result.message}", file=sys.stderr)
-        return 3 if result.stopped == "budget" else 1
+        return {"budget": 3, "runaway": 2}.get(result.stopped, 1)
     return 0
 
 
@@ -91,7 +95,7 @@ def preset_command(args: argparse.Namespace) -> int:
     given = {"--styles": args.styles != list(STYLE_NAMES), "--tickets": args.tickets is not None,
              "--faults": args.faults != [True, False], "--loop-breaker": args.loop_breaker != [True],
              "--profile": args.profile is not None, "--cassette": args.cassette is not None,
-             "--record": args.record is not None}
+             "--record": args.record is not None, "--max-tokens": args.max_tokens is not None}
     if any(given.values()):
         print(f"atlas-kit experiment: error: --preset {args.preset} fixes its arms, tickets and faults; drop "
               f"{', '.join(flag for flag, on in given.items() if on)}.", file=sys.stderr)

@@ -26,10 +26,14 @@ from ..models.transport import request_tokens
 __all__ = ["DEFAULT_MAX_COST_USD", "Guard", "StopCause", "SweepInterrupted", "SweepRefused", "SweepStopped",
            "first_request_tokens", "max_cost_usd", "set_max_cost_usd", "spent_in", "sweep_estimate"]
 
-StopCause = Literal["budget", "authentication", "permission", "not_found", "api_failures"]
+StopCause = Literal["budget", "authentication", "permission", "not_found", "api_failures", "runaway"]
 DEFAULT_MAX_COST_USD = 1.00  # a live sweep whose high estimate is above this is refused unless raised
 _LIMIT = {"usd": DEFAULT_MAX_COST_USD}
 FAILURES_IN_A_ROW = 10  # this many episodes in a row ending at the API stop a sweep: an outage, not bad luck
+# A live sweep whose first episodes all end at max_tokens having called no tool and said nothing is stopped: a base
+# model, or a chat template without an end-of-turn for it, writes to the limit every call (issue 48: 4,096 tokens
+# took 72 s on two cores), and the rest of the sweep would be the same nonsense, slowly.
+RUNAWAY_EPISODES = 2
 
 
 class SweepRefused(OneLine, ValueError):
@@ -139,6 +143,7 @@ class Guard:
     in_flight: int = 0
     done: int = 0
     in_a_row: int = 0
+    runaway: int = 0  # episodes so far, all of them, that ran to max_tokens with no tool call and no answer
     stopped: StopCause | None = None
     message: str = ""
 
@@ -196,6 +201,7 @@ class Guard:
             self._budget_message()
         if record.get("stop_reason") != API_FAILURE:
             self.in_a_row = 0
+            self._watch_runaway(record)
             return
         self.in_a_row += 1
         reason = str(record.get("api_failure") or "other")
@@ -206,6 +212,22 @@ class Guard:
             self._stop("api_failures", f"stopped after {self.in_a_row} episodes in a row failed at the API (last: "
                                        f"{record.get('api_error') or reason}). They are not counted against the "
                                        "model; run the same command again later to retry them.")
+
+    def _watch_runaway(self, record: Record) -> None:
+        """Stop a live sweep whose first RUNAWAY_EPISODES episodes each ran to max_tokens with nothing done."""
+        if self.source.kind != "live" or self.runaway < 0:
+            return
+        if record.get("stop_reason") != "truncated" or record.get("tool_calls") or record.get("steps", 0) == 0:
+            self.runaway = -1  # an episode that got somewhere: the model can finish a turn
+            return
+        self.runaway += 1
+        if self.runaway >= RUNAWAY_EPISODES:
+            self._stop("runaway", (
+                f"stopped: the first {self.runaway} episodes each ran to max_tokens without calling a tool or "
+                f"answering, so {self.source.model} cannot finish a turn here (a base model, or a chat template "
+                "with no end-of-turn for it). Use a chat model, start the server with a template that fits it "
+                "(llama-server --chat-template-file), or give it more room with --max-tokens; those episodes are "
+                f"in {self.where}, so give the next try another --out."))
 
     def _budget_message(self) -> None:
         """Why the budget stopped the sweep, with what was spent, kept up to date until the last episode ends."""

@@ -10,6 +10,7 @@ never runs a finished episode twice, and reruns the ones that ended at the API. 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 import warnings
@@ -42,6 +43,10 @@ __all__ = ["Sweep", "run_experiment", "sweep"]
 
 LOCAL_CONCURRENCY = 1  # a laptop runs one model call at a time; more only queue at the server
 LIVE_CONCURRENCY = 16
+# A local model's replies: at most 1,024 tokens, and 2,048 for the one retry of a reply cut off mid-call (Bounds'
+# defaults are 1,024 and 4,096). On a CPU every token is paid in time (llama.cpp wrote about 57 a second with a 270M
+# model on two cores), and a reply of a tool call or an answer to a ticket is a few hundred tokens at most.
+LOCAL_BOUNDS = Bounds(max_tokens=1024, retry_max_tokens=2048)
 
 
 @dataclass
@@ -83,6 +88,8 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
     choice = _choose(spec)
     source = choice.source
     _refuse(spec, choice)
+    if spec.bounds is None and source.local and source.kind == "live":
+        spec = dataclasses.replace(spec, bounds=LOCAL_BOUNDS)
     episodes = plan(styles=spec.styles, faults=spec.faults, break_loops=spec.break_loops, profiles=spec.profiles,
                     tickets=spec.ticket_ids, trials=spec.trials, model=choice.model, first_seed=spec.first_seed)
     old = {r["key"]: r for r in read_records(spec.out)} if spec.out is not None else {}

@@ -57,11 +57,13 @@ class ProviderError(AtlasKitValueError):
 @dataclass(frozen=True)
 class Preflight:
     """What a provider's check found before anything ran: the model's context window in tokens when the server
-    says it (and where it said it), and notes worth a line each (a window that may cut long episodes)."""
+    says it (and where it said it), notes worth a line each (a window that may cut long episodes), and the server's
+    build when it states one (llama-server's /props build_info)."""
 
     context_window: int | None = None
     window_from: str = ""
     notes: tuple[str, ...] = field(default=())
+    server_build: str = ""
 
 
 class Provider(abc.ABC):

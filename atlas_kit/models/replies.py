@@ -13,8 +13,8 @@ from typing import Literal, Protocol, TypeGuard, cast
 from ..contract.redaction import redact
 from ..types import API_STOP_REASONS, DEFAULT_MODEL, APIStopReason, Block, JSONObject, ToolUseBlock
 
-__all__ = ["API_STOP_REASONS", "FATAL", "MAX_CALL_TOKENS", "APIFailure", "APIStopReason", "FailureReason", "Reply",
-           "failure_from", "read_reply"]
+__all__ = ["API_STOP_REASONS", "CACHE_FIELDS", "FATAL", "MAX_CALL_TOKENS", "APIFailure", "APIStopReason", "FailureReason",
+           "Reply", "failure_from", "prompt_tokens", "read_reply"]
 
 FailureReason = Literal["authentication", "permission", "not_found", "rate_limit", "overloaded", "server_error",
                         "timeout", "connection", "bad_request", "too_large", "bad_body", "replay_miss", "other"]
@@ -80,7 +80,8 @@ class APIFailure:
 
 @dataclass(frozen=True)
 class Reply:
-    """A checked reply: its blocks, the API's stop reason ("" when the server gave none), and its usage.
+    """A checked reply: its blocks, the API's stop reason ("" when the server gave none), and its usage
+    (`input_tokens`: the whole prompt, cached parts included; see prompt_tokens).
 
     Blocks the loop does not act on (thinking, server tools, newer kinds) are kept as they came, to be sent
     back; they are typed as `Block` though they are none of its three kinds, which nothing here reads.
@@ -189,7 +190,18 @@ def read_reply(answer: object, *, seen_ids: set[str] | frozenset[str] = frozense
         return _bad(answer, "stop_reason tool_use with no tool_use block")
     if ids and stop in ("end_turn", "stop_sequence", "pause_turn"):  # finished or paused turns call no tool
         return _bad(answer, f"tool_use blocks in a reply that stopped on {stop}")
-    return Reply(blocks, stop, body["usage"]["input_tokens"], body["usage"]["output_tokens"])
+    return Reply(blocks, stop, prompt_tokens(body["usage"]), body["usage"]["output_tokens"])
+
+
+# Where a server reports part of the prompt apart from `input_tokens`: Anthropic's prompt cache, and llama-server
+# with its prompt cache warm ("input_tokens": 5, "cache_read_input_tokens": 225 for a 230-token prompt).
+CACHE_FIELDS = ("cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def prompt_tokens(usage: JSONObject) -> int:
+    """The whole prompt a call read, in tokens: `input_tokens` plus what the server read from or wrote to its
+    prompt cache. Anything that takes a prompt's size (the context-window watch, the token tables) wants this."""
+    return int(usage["input_tokens"]) + sum(int(usage.get(name) or 0) for name in CACHE_FIELDS)
 
 
 def _body(answer: object) -> JSONObject | str:
@@ -217,8 +229,10 @@ def _envelope(body: JSONObject) -> str | None:
     usage = body.get("usage")
     if not isinstance(usage, dict) or not _count(usage.get("input_tokens")) or not _count(usage.get("output_tokens")):
         return "usage is missing, or its token counts are not whole numbers of 0 or more"
-    if usage["input_tokens"] + usage["output_tokens"] > MAX_CALL_TOKENS:
-        return (f"usage claims {usage['input_tokens']:,} input and {usage['output_tokens']:,} output tokens, "
+    if any(usage.get(name) is not None and not _count(usage.get(name)) for name in CACHE_FIELDS):
+        return "usage's cache token counts are not whole numbers of 0 or more"
+    if prompt_tokens(usage) + usage["output_tokens"] > MAX_CALL_TOKENS:
+        return (f"usage claims {prompt_tokens(usage):,} input and {usage['output_tokens']:,} output tokens, "
                 f"more than any model's context window holds ({MAX_CALL_TOKENS:,}: replies.MAX_CALL_TOKENS)")
     stop = body.get("stop_reason")
     if stop is not None and not isinstance(stop, str):

@@ -39,7 +39,8 @@ class LlamaCppFake(FakeServer):
     n_ctx: the slot's context (-c); a prompt of n_ctx tokens or more is refused, never cut. jinja=False plays
     `--no-jinja` (the default is on in current builds). api_key plays `--api-key`; loading=True a server that is
     still loading its model. model_ids=True keeps tool-call ids the model wrote; otherwise the server makes them.
-    parallel plays -np (its "auto" is 4 slots).
+    parallel plays -np (its "auto" is 4 slots). tool_template=False plays a model file with no chat template of
+    its own: the server's fallback cannot carry tools, says so in /props, and drops them without a word.
     """
 
     _inference = frozenset({"/v1/messages"})
@@ -48,7 +49,7 @@ class LlamaCppFake(FakeServer):
                  jinja: bool = True, vision: bool = False, reasoning: bool = True, api_key: str | None = None,
                  loading: bool = False, brain: Brain | None = None, usage: LlamaUsage = "full",
                  prompt_cache: bool = True, model_ids: bool = False, seed: int = 0, delay: float = 0.0,
-                 failures: Sequence[Failure | None] = (), parallel: int = 4) -> None:
+                 failures: Sequence[Failure | None] = (), parallel: int = 4, tool_template: bool = True) -> None:
         super().__init__(delay=delay, failures=failures, parallel=parallel)
         if usage not in ("full", "split"):
             raise ValueError(f"usage must be 'full' or 'split'; got {usage!r}.")
@@ -56,7 +57,7 @@ class LlamaCppFake(FakeServer):
             raise ValueError(f"n_ctx is the slot's context in tokens and must be an int >= 2; got {n_ctx!r}.")
         self.alias, self.n_ctx, self.n_ctx_train = alias, n_ctx, n_ctx_train
         self.jinja, self.vision, self.reasoning, self.api_key = jinja, vision, reasoning, api_key
-        self.loading, self.usage, self.model_ids = loading, usage, model_ids
+        self.loading, self.usage, self.model_ids, self.tool_template = loading, usage, model_ids, tool_template
         self.brain: Brain = brain if brain is not None else OfflineBrain(seed=seed)
         self.cache = PromptCache(enabled=prompt_cache)
         self.seen: list[JSONObject] = []
@@ -108,8 +109,16 @@ class LlamaCppFake(FakeServer):
                                                 "n_ctx": self.n_ctx},
                 "total_slots": self.parallel, "model_alias": self.alias, "model_path": f"/models/{self.alias}.gguf",
                 "modalities": {"vision": self.vision, "video": False, "audio": False},
-                "chat_template": "{{ messages }}", "bos_token": "", "eos_token": "<|im_end|>",
-                "build_info": "b0000-fake", "is_sleeping": False}
+                "chat_template": "{{ messages }}", "chat_template_caps": self._caps(), "bos_token": "",
+                "eos_token": "<|im_end|>", "build_info": "b0000-fake", "is_sleeping": False}
+
+    def _caps(self) -> JSONObject:
+        """common_chat_templates_get_caps: what the template can render (b11434 lists these nine)."""
+        tools = self.tool_template
+        return {"supports_object_arguments": tools, "supports_parallel_tool_calls": tools,
+                "supports_preserve_reasoning": False, "supports_reasoning_effort": False,
+                "supports_string_content": True, "supports_system_role": True, "supports_tool_calls": tools,
+                "supports_tools": tools, "supports_typed_content": False}
 
     def _models(self) -> JSONObject:
         meta = {"vocab_type": 2, "n_vocab": 151936, "n_ctx": self.n_ctx, "n_ctx_train": self.n_ctx_train,
@@ -135,6 +144,8 @@ class LlamaCppFake(FakeServer):
                              f"{err.lineno}, column {err.colno}: {what}") from None
         oai = convert(body)
         check(oai, jinja=self.jinja, vision=self.vision)
+        if not self.tool_template:  # the fallback template renders no tools: they are gone, and nothing says so
+            oai.pop("tools", None)
         system, tools, turns = render_turns(oai)
         return body, oai, tokenize(render(system, tools, turns))
 

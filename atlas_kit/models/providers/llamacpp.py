@@ -2,9 +2,11 @@
 and its exact /v1/messages/count_tokens first.
 
 What the preflight reads (llama.cpp tools/server, as tests/fakes/QUIRKS.md cites): /health answers 503 while the
-model loads; /props gives the slot's context (`default_generation_settings.n_ctx`); count_tokens with one tool
-says whether the server can use tools (without `--jinja` it answers 500 "tools param requires --jinja flag") and
-how long the course's first request really is. A prompt over the window is refused, not cut. Chapter 00.
+model loads; /props gives the slot's context (`default_generation_settings.n_ctx`), the build, and whether the chat
+template can carry tools (`chat_template_caps.supports_tools`: a model file with no template of its own gets a plain
+one that drops every tool without a word); count_tokens with one tool says whether the server parses tools at all
+(without `--jinja` it answers 500 "tools param requires --jinja flag"). A prompt over the window is refused, not
+cut. Chapter 00.
 """
 from __future__ import annotations
 
@@ -44,6 +46,14 @@ class LlamaCpp(LocalServer):
         window = settings.get("n_ctx") if settings is not None else None
         if status != 200 or not isinstance(window, int):
             raise self.unreadable("/props", props)
+        caps = json_object((json_object(props) or {}).get("chat_template_caps"))
+        if caps is not None and caps.get("supports_tools") is False:  # an older build does not say: count_tokens asks
+            raise ProviderError(
+                f"llama-server at {self.base_url} runs a chat template that cannot carry tools (/props: "
+                "chat_template_caps.supports_tools is false), so every tool would be dropped without a word: restart "
+                "it with --chat-template-file and a template that supports tools (llama.cpp ships some in "
+                "models/templates/, such as Qwen-Qwen2.5-7B-Instruct.jinja), or serve a model whose own template does.")
+        build = str((json_object(props) or {}).get("build_info") or "")
         status, counted = self.reach("/v1/messages/count_tokens", method="POST", body={
             "model": model, "messages": [{"role": "user", "content": "."}], "tools": [_PROBE_TOOL]})
         problem = str(json_object((json_object(counted) or {}).get("error")) or counted)
@@ -52,7 +62,7 @@ class LlamaCpp(LocalServer):
                                 "started with --no-jinja, or is an old build).")
         if status != 200:
             raise self.unreadable("/v1/messages/count_tokens", counted)
-        return Preflight(window, "default_generation_settings.n_ctx in /props")
+        return Preflight(window, "default_generation_settings.n_ctx in /props", server_build=build)
 
     def _keyed(self) -> ProviderError:
         return ProviderError(f"llama-server at {self.base_url} was started with --api-key; atlas_kit sends no key to "

@@ -176,7 +176,7 @@ class LocalServer(Provider):
         where = f" ({address_from})" if address_from else ""
         self._url = check_url(base_url or self.default_url, what=f"the {self.name} address{where}")
         self._from = f", or check {address_from} (the address came from it)" if address_from else ""
-        self.watch = ContextWatch(self.server_name, self.context_setting)
+        self.watch = ContextWatch(self.server_name, self.context_setting, self._url)
 
     @property
     def base_url(self) -> str:

@@ -44,8 +44,9 @@ class Ollama(LocalServer):
             _, running = self.reach("/api/ps")
         except ProviderError:
             return None
+        wanted = {model.lower(), f"{model.lower()}:latest"}  # Ollama's names: a missing tag is latest, any case
         for loaded in (json_object(running) or {}).get("models") or []:
-            if isinstance(loaded, dict) and loaded.get("name") in (model, f"{model}:latest") \
+            if isinstance(loaded, dict) and str(loaded.get("name")).lower() in wanted \
                     and isinstance(loaded.get("context_length"), int):
                 return int(loaded["context_length"])
         return None
