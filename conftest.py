@@ -49,7 +49,8 @@ _zygote: list[subprocess.Popen[bytes]] = []
 # under papermill) to the end, one worker busy while the others idled. These start first, longest first (the class
 # graded in a fixture, mostly waiting on its timeouts, a little later, where the others keep both cores busy); the
 # rest keep their order. A file missing here, or one listed that is gone, changes no result.
-SLOW_FIRST = ("tests/test_notebooks_later.py", "tests/test_notebooks.py", "tests/test_grading_tamper.py",
+SLOW_FIRST = ("tests/test_notebooks_later.py", "tests/test_notebooks.py", "tests/test_llama_server_real.py",
+              "tests/test_grading_tamper.py",
               "tests/test_exercises.py", "tests/test_live_cli.py", "tests/test_browser.py", "tests/test_grading.py",
               "tests/test_inspect_task.py", "tests/test_judge_solutions.py", "tests/test_batch.py",
               "tests/test_mcp_hostile.py", "tests/test_audit_hostile.py", "tests/test_mcp_lifecycle.py",

@@ -329,15 +329,15 @@ def test_llamacpp_refuses_a_prompt_that_does_not_fit() -> None:
                                 "(32 tokens), try increasing it")
 
 
-def test_llamacpp_counts_tokens_exactly_and_reports_the_whole_prompt() -> None:
-    with LlamaCppFake(brain=fixed("a", "b")) as fake:
+def test_llamacpp_counts_tokens_exactly_and_reports_the_whole_prompt_in_full_mode() -> None:
+    with LlamaCppFake(brain=fixed("a", "b"), usage="full") as fake:
         counted = client(fake).messages.count_tokens(model="m", messages=ASK)
         first, second = ask(fake), ask(fake)
     assert counted.input_tokens == first.usage.input_tokens == second.usage.input_tokens  # cache or not
 
 
-def test_llamacpp_split_usage_names_the_cached_part() -> None:
-    with LlamaCppFake(brain=fixed("a", "b"), usage="split") as fake:
+def test_llamacpp_split_usage_names_the_cached_part_as_b11434_does() -> None:
+    with LlamaCppFake(brain=fixed("a", "b")) as fake:  # "split" is the default
         first, second = ask(fake), ask(fake)
     assert first.usage.cache_read_input_tokens == 0
     assert second.usage.input_tokens + second.usage.cache_read_input_tokens == first.usage.input_tokens

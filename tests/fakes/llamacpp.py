@@ -20,9 +20,9 @@ from .brains import Brain, BrainReply, OfflineBrain
 __all__ = ["LlamaCppFake", "LlamaUsage"]
 
 LlamaUsage = Literal["full", "split"]
-"""What `usage.input_tokens` counts. "full": every prompt token, cached or not (to_json_anthropic's
-n_prompt_tokens in the ggml-org version read); "split": the uncached ones, with the cached rest in
-cache_read_input_tokens (a later stored version of to_json_anthropic)."""
+"""What `usage.input_tokens` counts. "split" (the default; what build b11434 sends): the uncached ones, with the
+cached rest in cache_read_input_tokens, present even when 0; "full": every prompt token, cached or not
+(to_json_anthropic's n_prompt_tokens in an older ggml-org version read)."""
 
 _PUBLIC = frozenset({"/health", "/v1/health", "/models", "/v1/models", "/"})  # no API key asked
 _ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -47,7 +47,7 @@ class LlamaCppFake(FakeServer):
 
     def __init__(self, *, alias: str = "qwen3-4b-instruct", n_ctx: int = 4096, n_ctx_train: int = 40960,
                  jinja: bool = True, vision: bool = False, reasoning: bool = True, api_key: str | None = None,
-                 loading: bool = False, brain: Brain | None = None, usage: LlamaUsage = "full",
+                 loading: bool = False, brain: Brain | None = None, usage: LlamaUsage = "split",
                  prompt_cache: bool = True, model_ids: bool = False, seed: int = 0, delay: float = 0.0,
                  failures: Sequence[Failure | None] = (), parallel: int = 4, tool_template: bool = True) -> None:
         super().__init__(delay=delay, failures=failures, parallel=parallel)
@@ -140,8 +140,8 @@ class LlamaCppFake(FakeServer):
         except json.JSONDecodeError as err:
             what = ("attempting to parse an empty input; check that your input string or stream contains the "
                     "expected JSON" if not text.strip() else "syntax error while parsing value")
-            raise LlamaError(500, "server_error", f"[json.exception.parse_error.101] parse error at line "
-                             f"{err.lineno}, column {err.colno}: {what}") from None
+            raise LlamaError(400, "invalid_request_error", f"[json.exception.parse_error.101] parse error at line "
+                             f"{err.lineno}, column {err.colno}: {what}") from None  # 400 in b11434 (QUIRKS.md)
         oai = convert(body)
         check(oai, jinja=self.jinja, vision=self.vision)
         if not self.tool_template:  # the fallback template renders no tools: they are gone, and nothing says so
@@ -162,6 +162,11 @@ class LlamaCppFake(FakeServer):
             raise LlamaError(400, "exceed_context_size_error", f"request ({len(prompt)} tokens) exceeds the "
                              f"available context size ({self.n_ctx} tokens), try increasing it",
                              n_prompt_tokens=len(prompt), n_ctx=self.n_ctx)
+        limit = oai.get("max_tokens")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))):
+            kind = {str: "string", dict: "object", list: "array", bool: "boolean"}[type(limit)]
+            raise LlamaError(400, "invalid_request_error", "Field 'max_tokens': [json.exception.type_error.302] type "
+                             f"must be number, but is {kind}")  # params_from_json's handle_with_catch
         seen = view(oai, body)
         self.seen.append(seen)
         try:
