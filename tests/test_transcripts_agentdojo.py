@@ -4,6 +4,7 @@ errors, per model) equals a recount that reads the raw files with plain json, in
 native runs folder is read when it is on this machine (/work/shared, or ATLAS_AGENTDOJO_RUNS); the bundle always."""
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from atlas_kit.cli import main
-from atlas_kit.transcripts import (AGENTDOJO, ToolCall, ToolResult, TranscriptError, agentdojo_licence,
+from atlas_kit.transcripts import (AGENTDOJO, ToolCall, ToolResult, TranscriptError, Transcripts, agentdojo_licence,
                                    agentdojo_runs, error_events, read_file, read_transcripts, recovery_by_model)
 from atlas_kit.transcripts.readers import write_bundle
 from atlas_kit.transcripts.readers.openai import looks_like_error
@@ -50,6 +51,7 @@ def recount(runs: list[dict]) -> dict[str, Count]:
     return counts
 
 
+@functools.cache
 def bundled_runs() -> list[dict]:
     lines = gzip.decompress(agentdojo_runs().read_bytes()).decode("utf-8").splitlines()
     return [json.loads(json.loads(line)["run"]) for line in lines]
@@ -59,11 +61,17 @@ def folder_runs() -> list[dict]:
     return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(RUNS.glob("*/*/*/none/none.json"))]
 
 
-def as_read(source: Path) -> dict[str, Count]:
+@functools.cache
+def shipped() -> Transcripts:
+    """The shipped runs as the reader reads them, once for this module."""
+    return read_transcripts([agentdojo_runs()])
+
+
+def as_read(transcripts: Transcripts) -> dict[str, Count]:
     """The same figures as the reader gives them (recovery_by_model)."""
     return {r.model: Count(r.recovery.episodes, r.errors, r.recovery.hit, r.recovery.with_error.successes,
                            r.recovery.without_error.successes)
-            for r in recovery_by_model(read_transcripts([source]).episodes) if r.model is not None}
+            for r in recovery_by_model(transcripts.episodes) if r.model is not None}
 
 
 def test_the_recount_of_the_bundle_is_the_readme_s_21_models_2037_runs_303_errors_in_210():
@@ -74,14 +82,14 @@ def test_the_recount_of_the_bundle_is_the_readme_s_21_models_2037_runs_303_error
 
 
 def test_the_reader_counts_the_bundle_as_the_plain_json_recount_does():
-    assert as_read(agentdojo_runs()) == recount(bundled_runs())
+    assert as_read(shipped()) == recount(bundled_runs())
 
 
 @native
 def test_the_reader_counts_the_native_folder_as_the_plain_json_recount_does():
     counts = recount(folder_runs())
     assert (len(counts), sum(c.errors for c in counts.values()), sum(c.hit for c in counts.values())) == (21, 303, 210)
-    assert as_read(RUNS) == counts
+    assert as_read(read_transcripts([RUNS])) == counts
 
 
 @native
@@ -146,7 +154,7 @@ def test_the_model_is_the_run_s_own_pipeline_name_never_its_folder(tmp_path):
 def test_every_result_answers_the_call_its_own_copy_names_even_without_ids():
     """Some adapters give no call ids (2,422 tool messages have none), and a few runs give one id to two calls: each
     result answers the call its own copy (`tool_call`) names."""
-    transcripts = read_transcripts([agentdojo_runs()])
+    transcripts = shipped()
     raw = {f"{r['pipeline_name']}/{r['suite_name']}/{r['user_task_id']}": r for r in bundled_runs()}
     nameless = 0
     for episode in transcripts.episodes:
@@ -165,11 +173,11 @@ def test_the_error_text_is_what_the_model_read_and_the_openai_heuristic_finds_ev
     """The issue's fourth misreading, on real texts: AgentDojo flags 303 errors, most a Python exception's words
     (ValueError: ..., ValidationError: ..., TypeError: ...); read as OpenAI chat, with no flag, the heuristic finds
     each of them and no other tool result."""
-    events = error_events(read_transcripts([agentdojo_runs()]).episodes)
+    events = error_events(shipped().episodes)
     heads = {ev.text.split(":")[0] for ev in events}
     assert heads == {"ValueError", "ValidationError", "TypeError", "AttributeError", "ToolNotFoundException"}
     assert all(looks_like_error(ev.text) for ev in events)
-    results = [t for e in read_transcripts([agentdojo_runs()]).episodes for t in e.turns if isinstance(t, ToolResult)]
+    results = [t for e in shipped().episodes for t in e.turns if isinstance(t, ToolResult)]
     assert sum(looks_like_error(t.text) for t in results if not t.is_error) == 0 and len(results) == 6598
 
 

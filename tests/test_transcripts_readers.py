@@ -180,7 +180,8 @@ def test_a_missing_file_and_a_jsonl_line_that_is_not_json_are_named(tmp_path):
 
 
 def test_a_wrong_format_name_is_refused_in_its_own_words():
-    with pytest.raises(ValueError, match="format must be auto or one of tau-bench, tau2-bench, agentdojo, anthropic, openai, inspect, atlas"):
+    with pytest.raises(ValueError, match="format must be auto or one of tau-bench, tau2-bench, agentdojo, anthropic, "
+                                         "openai, inspect, atlas"):
         read_file(DATA / "openai_chat.json", format="csv")  # type: ignore[arg-type]
 
 

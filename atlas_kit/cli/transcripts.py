@@ -1,6 +1,7 @@
 """`atlas-kit transcripts FILE...`: the tool-error dashboard for any agent's logs (tau-bench, tau2-bench, AgentDojo,
-Anthropic, OpenAI, inspect_ai, atlas_kit's results), printed, with the CSV of error events and the charts under --out. The work
-lives in atlas_kit/transcripts and transcript_charts.py; chapter "Errors in the wild" reads the same figures.
+Anthropic, OpenAI, inspect_ai, atlas_kit's results), printed, with the CSV of error events and the charts under
+--out. The work lives in atlas_kit/transcripts and transcript_charts.py; chapter "Errors in the wild" reads the same
+figures.
 """
 from __future__ import annotations
 

@@ -19,8 +19,9 @@ FORMATS: tuple[Format, ...] = typing.get_args(Format)
 
 ErrorBasis = Literal["flag", "text", "absent"]
 """How a tool result's `is_error` was known: "flag", the data carries an error flag (Anthropic `is_error`, MCP
-`isError`, inspect's `error`, AgentDojo's and tau2-bench's `error`) and is_error is its value; "text", inferred from the text by the reader's stated
-rule (tau-bench's `Error:` prefix, the OpenAI reader's heuristic); "absent", the format has a flag but this result
+`isError`, inspect's, AgentDojo's and tau2-bench's `error`) and is_error is its value; "text", inferred from the
+text by the reader's stated rule (tau-bench's `Error:` prefix, the OpenAI reader's heuristic); "absent", the format
+has a flag but this result
 omits it, so it is taken as not an error (the format's default) and nothing was inferred."""
 
 Evidence = Literal["real", "simulated", "replayed"]

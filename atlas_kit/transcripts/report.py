@@ -24,8 +24,9 @@ from .rates import Recovery, TaskSplit, paired_by_task, pass_hat_k, recovery, re
 from .rubric import HEURISTIC, RULE_LABELS, NextStepRecovery, RubricReading, judge_event, read_by_rubric, \
     recovery_by_next_step, rule_counts
 
-__all__ = ["ACTION_LABELS", "CSV_COLUMNS", "OBSERVATIONAL", "copies_line", "dashboard", "group_rows", "next_action_rows",
-           "next_step_rows", "rubric_rows", "source_line", "summary_rows", "task_split_rows", "write_error_csv"]
+__all__ = ["ACTION_LABELS", "CSV_COLUMNS", "OBSERVATIONAL", "copies_line", "dashboard", "group_rows",
+           "next_action_rows", "next_step_rows", "rubric_rows", "source_line", "summary_rows", "task_split_rows",
+           "write_error_csv"]
 
 ACTION_LABELS = {"identical_retry": "identical retry (same tool, same arguments)",
                  "changed_arguments": "same tool, changed arguments", "other_tool": "another tool",
@@ -145,7 +146,7 @@ def copies_line(transcripts: Transcripts, *, names_only: bool = False) -> str:
     by: dict[str, list[Copy]] = {}
     for c in transcripts.copies:
         by.setdefault(c.file, []).append(c)
-    said = [f"{len(cs)} in {name(f)} (copies of episodes in {', '.join(name(o) for o in dict.fromkeys(c.of_file for c in cs))})"
+    said = [f"{len(cs)} in {name(f)} (copies of episodes in {', '.join(dict.fromkeys(name(c.of_file) for c in cs))})"
             for f, cs in by.items()]
     return (f"Identical episodes count once: {len(transcripts.copies)} duplicates dropped (the same task and trial, "
             f"or id, turns and outcome as an episode read before): {'; '.join(said)}.")

@@ -83,7 +83,8 @@ def _identity(e: Episode) -> str:
 def _content(t: Turn) -> tuple[object, ...]:
     """A turn's words and calls, without how a reader judged it (is_error and its basis differ between formats)."""
     if isinstance(t, ToolCall):
-        return (t.kind, t.message, t.id, t.tool, t.arguments if isinstance(t.arguments, str) else canonical(t.arguments))
+        arguments = t.arguments if isinstance(t.arguments, str) else canonical(t.arguments)
+        return (t.kind, t.message, t.id, t.tool, arguments)
     if isinstance(t, ToolResult):
         return (t.kind, t.message, t.call_id, t.text)
     return (t.kind, t.message, t.text)

@@ -14,7 +14,8 @@ import math
 from pathlib import Path
 from typing import Mapping, TypeGuard
 
-from ..model import Episode, ErrorBasis, Format, ModelText, Outcome, ToolCall, ToolResult, TranscriptError, Turn, UserText
+from ..model import (Episode, ErrorBasis, Format, ModelText, Outcome, ToolCall, ToolResult, TranscriptError, Turn,
+                     UserText)
 from .base import CallBook, arguments_of, evidence_of, load_json, reward_of, task_of
 
 __all__ = ["Tau2BenchReader", "is_results"]
