@@ -104,3 +104,13 @@ def test_the_dashboard_shows_per_model_sections_only_when_several_models_are_rea
     several = dashboard(dojo())
     assert "Per model (each as its records name it" in several and "Paired by task:" in several
     assert "What each model did next after its own errors:" in several and "pass^k" not in several
+
+
+def test_a_task_run_under_two_conditions_with_one_trial_number_is_not_its_trials():
+    """An Atlas sweep runs each ticket once per style, each as trial 0: two conditions, not two trials."""
+    styles = [ep("m", "t1", errors=0, correct=c, trial=0) for c in (True, False)]
+    repeats = [ep("m", "t2", errors=0, correct=c, trial=n) for n, c in enumerate((True, False))]
+    [one, two] = pass_hat_k(styles + repeats)
+    assert (one.value, one.tasks, one.mixed, one.left_out) == (0.5, 1, 1, 1)
+    assert (two.value, two.tasks) == (0.0, 1)
+    assert pass_hat_k(styles) == []

@@ -14,8 +14,8 @@ from .masking import masked
 from .model import Episode, ErrorBasis, Evidence, ToolCall, ToolResult, Turn
 
 __all__ = ["NEXT_ACTIONS", "ActionCount", "EpisodeRow", "ErrorEvent", "LoopRow", "ModelActions", "Next", "NextAction",
-           "episode_rows", "error_events", "find_episode", "hit_error", "loops", "next_action", "next_action_counts",
-           "next_actions_by_model", "window"]
+           "episode_rows", "error_events", "find_episode", "hit_error", "loops", "model_order", "next_action",
+           "next_action_counts", "next_actions_by_model", "window"]
 
 NextAction = Literal["identical_retry", "changed_arguments", "other_tool", "reply", "end"]
 """What the model did next after a tool error; `next_action` defines each."""
@@ -244,7 +244,12 @@ def next_actions_by_model(events: Iterable[ErrorEvent]) -> list[ModelActions]:
     by: dict[str | None, list[ErrorEvent]] = {}
     for ev in events:
         by.setdefault(ev.model, []).append(ev)
-    return [ModelActions(m, tuple(next_action_counts(by[m]))) for m in sorted(by, key=lambda m: (m is None, m or ""))]
+    return [ModelActions(m, tuple(next_action_counts(by[m]))) for m in sorted(by, key=model_order)]
+
+
+def model_order(model: str | None) -> tuple[bool, str]:
+    """The order every per-model table follows: models by name, then the episodes whose data names none."""
+    return model is None, model or ""
 
 
 def window(episode: Episode, position: int, *, before: int = 2, after: int = 3) -> tuple[Turn, ...]:

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 from ..experiments.metrics import Rate
 from ..experiments.stats import fisher_exact
 from ..types import AtlasKitValueError
-from .analysis import hit_error
+from .analysis import hit_error, model_order
 from .model import Episode, ToolResult
 
 __all__ = ["ModelRecovery", "PairedRecovery", "PassK", "Recovery", "TaskSplit", "pass_hat_k", "paired_by_task",
@@ -113,7 +113,7 @@ def _by_model(episodes: Iterable[Episode]) -> dict[str | None, list[Episode]]:
     groups: dict[str | None, list[Episode]] = {}
     for e in episodes:
         groups.setdefault(e.model, []).append(e)
-    return {m: groups[m] for m in sorted(groups, key=lambda m: (m is None, m or ""))}
+    return {m: groups[m] for m in sorted(groups, key=model_order)}
 
 
 @dataclass(frozen=True)
@@ -167,29 +167,34 @@ def paired_by_task(episodes: Iterable[Episode]) -> list[PairedRecovery]:
 class PassK:
     """pass^k, tau-bench's measure of reliability (Yao et al., 2024): for a task with c successes in n trials, the
     chance that k trials drawn from the n all succeed, C(c, k) / C(n, k), averaged over the `tasks` with at least k
-    trials with a known outcome (`left_out`: tasks with fewer). A task is one source's task id run by one model."""
+    trials with a known outcome (`left_out`: tasks with fewer). A task is one source's task id run by one model; a
+    task two of whose episodes share a trial number was run under more than one condition (an Atlas sweep's styles)
+    and is no task's trials: it is left out too, and counted in `mixed`."""
 
     k: int
     value: float
     tasks: int
     left_out: int
+    mixed: int = 0
 
 
 def pass_hat_k(episodes: Iterable[Episode], ks: Sequence[int] | None = None) -> list[PassK]:
     """pass^k for each k in `ks` (default 1 up to the most trials any task has); nan where no task has k trials."""
-    counts: dict[TaskKey, list[int]] = {}  # task -> [successes, trials]
+    trials: dict[TaskKey, list[Episode]] = {}
     for e in episodes:
         key = _task(e)
         if key is not None and e.outcome.known:
-            cell = counts.setdefault(key, [0, 0])
-            cell[0] += bool(e.outcome.correct)
-            cell[1] += 1
-    wanted = list(ks) if ks is not None else list(range(1, max((n for _, n in counts.values()), default=0) + 1))
+            trials.setdefault(key, []).append(e)
+    numbered = {key: [e.trial for e in group if e.trial is not None] for key, group in trials.items()}
+    counts = [(sum(bool(e.outcome.correct) for e in group), len(group)) for key, group in trials.items()
+              if len(set(numbered[key])) == len(numbered[key])]
+    mixed = len(trials) - len(counts)
+    wanted = list(ks) if ks is not None else list(range(1, max((n for _, n in counts), default=0) + 1))
     if any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in wanted):
         raise AtlasKitValueError(f"ks must be whole numbers of trials, 1 or more; got {wanted!r}.")
     found = []
     for k in wanted:
-        chances = [math.comb(c, k) / math.comb(n, k) for c, n in counts.values() if n >= k]
+        chances = [math.comb(c, k) / math.comb(n, k) for c, n in counts if n >= k]
         found.append(PassK(k, sum(chances) / len(chances) if chances else math.nan, len(chances),
-                           len(counts) - len(chances)))
+                           len(counts) - len(chances) + mixed, mixed))
     return found

@@ -165,9 +165,8 @@ def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = (
     lines = [f"Source: {source}", *[_read_line(n, transcripts, names_only) for n in transcripts.files],
              copies_line(transcripts, names_only=names_only), OBSERVATIONAL, ""]
     lines += _text(summary_rows(recovery(transcripts.episodes), caption=source))
-    lines += _per_model(transcripts, source) if several else []
-    lines += _trials(transcripts, source)
-    lines += _counts(transcripts, events)
+    sections = (_per_model(transcripts, source) if several else []) + _trials(transcripts, source)
+    lines += sections + [""] * bool(sections) + _counts(transcripts, events)
     if not events:  # nothing to read past the headline figures: say so once, not in empty tables
         return shown("\n".join(lines + ["", "No tool error text in these files: no next actions, rubric reading or error "
                                        "groups to show."]))
@@ -206,7 +205,7 @@ def _trials(transcripts: Transcripts, source: str) -> list[str]:
     if len(reliability) > 1:
         lines += ["", "pass^k: the chance that k trials of a task all succeed (tau-bench's reliability measure):"]
         lines += _text(pass_k_rows(reliability, caption=source))
-    return lines + [""]
+    return lines
 
 
 def _counts(transcripts: Transcripts, events: Sequence[ErrorEvent]) -> list[str]:
