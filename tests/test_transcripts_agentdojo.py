@@ -124,6 +124,22 @@ def test_the_folder_and_the_bundle_read_together_count_each_run_once(capsys):
     both = read_transcripts([RUNS, agentdojo_runs()])
     assert len(both.episodes) == 2037 and len(both.copies) == 2037 and both.files[1].dropped == 2037
     assert {c.of_file for c in both.copies} == {str(RUNS)}
+    first = both.copies[0]
+    assert (first.where, first.of_where) == ("line 1 (claude-3-5-sonnet-20240620/banking/user_task_0/none/none.json)",
+                                             "record 0 (claude-3-5-sonnet-20240620/banking/user_task_0/none/none.json)")
+
+
+def test_runs_copied_out_of_the_bundle_into_a_folder_count_once(tmp_path, capsys):
+    lines = [json.loads(line) for line in gzip.decompress(agentdojo_runs().read_bytes()).decode("utf-8").splitlines()]
+    for line in lines[:3]:
+        target = tmp_path / "runs" / line["path"]
+        target.parent.mkdir(parents=True)
+        target.write_text(line["run"], encoding="utf-8")
+    both = read_transcripts([tmp_path / "runs", agentdojo_runs()])
+    assert (len(both.episodes), len(both.copies), [f.dropped for f in both.files]) == (2037, 3, [0, 3])
+    assert [c.where for c in both.copies] == [f"line {n} ({line['path']})" for n, line in enumerate(lines[:3], 1)]
+    assert main(["transcripts", str(tmp_path / "runs"), str(agentdojo_runs())]) == 0
+    assert "Identical episodes count once: 3 duplicates dropped" in capsys.readouterr().out
 
 
 def test_the_bundle_ships_small_with_its_licence_and_provenance():

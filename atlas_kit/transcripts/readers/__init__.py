@@ -110,8 +110,15 @@ def _drop_copies(episodes: list[Episode], seen: dict[str, list[Episode]]) -> tup
             same.append(e)
             kept.append(e)
         else:
-            copies.append(Copy(e.file, e.where, first.file, first.where, _identity(first)))
+            copies.append(Copy(e.file, _place(e), first.file, _place(first), _identity(first)))
     return kept, copies
+
+
+def _place(e: Episode) -> str:
+    """Where an episode is, for a person: its record or line, and the run file's path when a folder or bundle
+    holds many files (AgentDojo's `path`)."""
+    path = e.metadata.get("path")
+    return f"{e.where} ({path})" if isinstance(path, str) else e.where
 
 
 def read_transcripts(paths: Iterable[str | os.PathLike[str]], *, format: FormatChoice = "auto") -> Transcripts:
