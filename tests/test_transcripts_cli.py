@@ -18,7 +18,7 @@ DATA = Path(__file__).parent / "data" / "transcripts"
 def test_the_dashboard_names_each_source_and_the_format_it_chose(capsys):
     assert main(["transcripts", str(DATA / "tau_bench_small.json"), str(DATA / "anthropic_episodes.jsonl")]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"Source: real transcripts: {DATA / 'tau_bench_small.json'}, model not named in the data; "
+    assert out.startswith(f"Source: real transcripts: {DATA / 'tau_bench_small.json'}, model unknown; "
                           f"real transcripts: {DATA / 'anthropic_episodes.jsonl'}, claude-test-model (observational)")
     assert "read as tau-bench (a JSON list of episodes" in out and "read as anthropic (chat messages" in out
     assert OBSERVATIONAL in out and "episodes                                        5" in out
@@ -57,7 +57,7 @@ def test_a_named_format_is_used_and_a_wrong_one_fails_in_one_line(capsys):
 def test_a_missing_file_or_an_out_that_is_a_file_exit_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as bad:
         main(["transcripts", str(tmp_path / "nowhere.json")])
-    assert bad.value.code == 2 and "is not a file; give transcript files" in capsys.readouterr().err
+    assert bad.value.code == 2 and "is not a file or folder; give transcript files" in capsys.readouterr().err
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     assert main(["transcripts", str(DATA / "tau_bench_small.json"), "--out", str(blocker)]) == 2

@@ -106,17 +106,19 @@ def test_a_lone_surrogate_is_printed_and_written_as_an_escape(tmp_path, capsys):
     assert len(rows) == 2 and "\\ud800" in rows[1]
 
 
-def test_a_file_given_twice_or_a_file_concatenated_with_itself_is_refused(tmp_path):
+def test_a_file_given_twice_is_refused_and_a_copied_episode_counts_once(tmp_path):
     tau = [{"task_id": 3, "trial": t, "reward": 0.0, "traj": [{"role": "user", "content": "hi"}]} for t in (0, 1)]
     once = _write(tmp_path / "once.json", tau)
     with pytest.raises(TranscriptError, match="is given twice"):
         read_transcripts([once, tmp_path / "." / "once.json"])
-    twice = _write(tmp_path / "twice.json", tau + tau)
-    with pytest.raises(TranscriptError, match=r"record 2: is the same episode as record 0"):
-        read_transcripts([twice])
-    copy = _write(tmp_path / "copy.json", tau[:1])
-    with pytest.raises(TranscriptError, match="same episode as record 0 of"):
-        read_transcripts([once, copy])
+    twice = read_transcripts([_write(tmp_path / "twice.json", tau + tau)])  # a file concatenated with itself
+    assert [e.id for e in twice.episodes] == ["task-3/trial-0", "task-3/trial-1"] and twice.files[0].dropped == 2
+    assert [(c.where, c.of_where) for c in twice.copies] == [("record 2", "record 0"), ("record 3", "record 1")]
+    both = read_transcripts([once, _write(tmp_path / "copy.json", tau[:1])])
+    [copy] = both.copies
+    assert (len(both.episodes), copy.file, copy.of_file, copy.identity) == (2, str(tmp_path / "copy.json"), str(once),
+                                                                           "task 3, trial 0")
+    assert "1 duplicates dropped" in dashboard(both) and "no duplicates found" in dashboard(read_transcripts([once]))
 
 
 def test_two_episodes_with_one_id_stay_two_and_make_no_loop(tmp_path):
@@ -244,5 +246,9 @@ def test_the_same_prompt_run_twice_with_nothing_to_name_it_is_two_runs_not_a_cop
     assert len(read_transcripts([path]).episodes) == 3
     named = tmp_path / "named.jsonl"  # an id the data gives, twice with the same turns: a copy
     named.write_text("\n".join(json.dumps({**run, "id": "run-7"}) for _ in range(2)) + "\n")
-    with pytest.raises(TranscriptError, match="line 2: is the same episode as line 1 \\(run-7"):
-        read_transcripts([named])
+    copies = read_transcripts([named]).copies
+    assert [(c.where, c.of_where, c.identity) for c in copies] == [("line 2", "line 1", "run-7")]
+    elsewhere = tmp_path / "elsewhere.jsonl"  # the same unnamed run at the same place of another file: a copy
+    elsewhere.write_text(json.dumps(run) + "\n")
+    again = read_transcripts([path, elsewhere])
+    assert len(again.episodes) == 3 and [c.of_where for c in again.copies] == ["line 1"]

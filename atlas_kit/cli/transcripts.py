@@ -1,6 +1,7 @@
-"""`atlas-kit transcripts FILE...`: the tool-error dashboard for any agent's logs (tau-bench, Anthropic, OpenAI,
-inspect_ai, atlas_kit's results), printed, with the CSV of error events and the charts under --out. The work
-lives in atlas_kit/transcripts and transcript_charts.py; chapter "Errors in the wild" reads the same figures.
+"""`atlas-kit transcripts FILE...`: the tool-error dashboard for any agent's logs (tau-bench, tau2-bench, AgentDojo,
+Anthropic, OpenAI, inspect_ai, atlas_kit's results), printed, with the CSV of error events and the charts under
+--out. The work lives in atlas_kit/transcripts and transcript_charts.py; chapter "Errors in the wild" reads the same
+figures.
 """
 from __future__ import annotations
 
@@ -20,15 +21,15 @@ if TYPE_CHECKING:
 
 __all__ = ["add_transcripts", "transcripts_command"]
 
-FORMATS = ("auto", "tau-bench", "anthropic", "openai", "inspect", "atlas")
+FORMATS = ("auto", "tau-bench", "tau2-bench", "agentdojo", "anthropic", "openai", "inspect", "atlas")
 
 
 def _transcript_file(text: str) -> Path:
-    """`transcripts FILE`: an existing file."""
+    """`transcripts FILE`: an existing file, or a folder (an AgentDojo runs folder)."""
     path = Path(text)
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a file; give transcript files (JSON, JSONL, .gz, or an "
-                                         "inspect .eval log).")
+    if not (path.is_file() or path.is_dir()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file or folder; give transcript files (JSON, JSONL, .gz, "
+                                         "or an inspect .eval log) or an AgentDojo runs folder.")
     return path
 
 
@@ -48,11 +49,13 @@ def add_transcripts(sub: Commands) -> None:
                     "next, and print recovery (correct | an error) beside success without errors, with Wilson 95% "
                     "intervals and Fisher's exact test. Observational: errors come with harder tasks.",
         epilog="exit codes: 0 done; 2 a file could not be read, or --out could not be written. Example: "
-               "atlas-kit transcripts gpt-4o-airline.json --out results/transcripts/")
+               "atlas-kit transcripts gpt-4o-airline.json --out results/transcripts/; atlas-kit transcripts "
+               "agentdojo/runs (a runs folder)")
     cmd.add_argument("files", nargs="+", type=_transcript_file, metavar="FILE",
-                     help="transcript files: tau-bench trajectories, Anthropic or OpenAI transcripts (chat, "
-                          "function calling or Responses API items; JSON, JSONL, gzipped or not), inspect_ai logs, "
-                          "atlas_kit results or MCP logs")
+                     help="transcript files: tau-bench trajectories, tau2-bench results, AgentDojo runs (a runs "
+                          "folder, a run file or a bundle), Anthropic or OpenAI transcripts (chat, function calling or "
+                          "Responses API items; JSON, JSONL, gzipped or not), inspect_ai logs, atlas_kit results or "
+                          "MCP logs")
     cmd.add_argument("--format", choices=FORMATS, default="auto",
                      help="the files' format (default: auto, which looks at each file and says what it chose)")
     cmd.add_argument("--skip-tools", type=_tools, default=[], metavar="LIST",

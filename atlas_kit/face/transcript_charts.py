@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from .charts import _axes, _bars, _empty, _legend_outside
 from ..transcripts import (ACTION_LABELS, ErrorEvent, ErrorGroup, Recovery, Transcripts, error_events, error_groups,
-                          next_action_counts, recovery, source_line)
+                          next_action_counts, p_text, recovery, source_line)
 
 __all__ = ["TRANSCRIPT_CHARTS", "error_groups_chart", "next_action_chart", "recovery_chart", "save_transcript_charts"]
 
@@ -29,7 +29,7 @@ def recovery_chart(rec: Recovery, *, source: str, ax: Axes | None = None) -> Axe
     """Correct among episodes a tool error reached (recovery) and among the others, Wilson 95% intervals, with
     Fisher's two-sided p in the title; episodes with an unknown outcome are left out and counted there."""
     ax = _axes(ax)
-    note = f"difference {rec.difference * 100:+.0f} points, Fisher p = {rec.p_value:.3f}" if rec.hit and \
+    note = f"difference {rec.difference * 100:+.0f} points, Fisher {p_text(rec.p_value)}" if rec.hit and \
         rec.without_error.n else "nothing to compare"
     _title(ax, f"Success with and without a tool error ({note}; {rec.unknown} unknown left out)", source)
     if not rec.episodes:

@@ -13,8 +13,9 @@ from ..types import JSONObject, canonical
 from .masking import masked
 from .model import Episode, ErrorBasis, Evidence, ToolCall, ToolResult, Turn
 
-__all__ = ["NEXT_ACTIONS", "ActionCount", "EpisodeRow", "ErrorEvent", "LoopRow", "Next", "NextAction", "episode_rows",
-           "error_events", "find_episode", "hit_error", "loops", "next_action", "next_action_counts", "window"]
+__all__ = ["NEXT_ACTIONS", "ActionCount", "EpisodeRow", "ErrorEvent", "LoopRow", "ModelActions", "Next", "NextAction",
+           "episode_rows", "error_events", "find_episode", "hit_error", "loops", "model_order", "next_action",
+           "next_action_counts", "next_actions_by_model", "window"]
 
 NextAction = Literal["identical_retry", "changed_arguments", "other_tool", "reply", "end"]
 """What the model did next after a tool error; `next_action` defines each."""
@@ -220,6 +221,35 @@ def next_action_counts(events: Sequence[ErrorEvent]) -> list[ActionCount]:
     counts = Counter(ev.next.action for ev in events)
     total = len(events)
     return [ActionCount(a, counts[a], counts[a] / total if total else float("nan")) for a in NEXT_ACTIONS]
+
+
+@dataclass(frozen=True)
+class ModelActions:
+    """What one model (None: the data names none) did next after its tool errors: one ActionCount per next action,
+    in NEXT_ACTIONS order, shares of this model's errors."""
+
+    model: str | None
+    counts: tuple[ActionCount, ...]
+
+    @property
+    def errors(self) -> int:
+        return sum(c.count for c in self.counts)
+
+    def count(self, action: NextAction) -> ActionCount:
+        return next(c for c in self.counts if c.action == action)
+
+
+def next_actions_by_model(events: Iterable[ErrorEvent]) -> list[ModelActions]:
+    """next_action_counts for each model the errors' episodes name, sorted by name, 'not named' last."""
+    by: dict[str | None, list[ErrorEvent]] = {}
+    for ev in events:
+        by.setdefault(ev.model, []).append(ev)
+    return [ModelActions(m, tuple(next_action_counts(by[m]))) for m in sorted(by, key=model_order)]
+
+
+def model_order(model: str | None) -> tuple[bool, str]:
+    """The order every per-model table follows: models by name, then the episodes whose data names none."""
+    return model is None, model or ""
 
 
 def window(episode: Episode, position: int, *, before: int = 2, after: int = 3) -> tuple[Turn, ...]:

@@ -10,17 +10,18 @@ from typing import Literal, Union
 
 from ..types import JSONObject
 
-__all__ = ["FORMATS", "Detail", "Episode", "ErrorBasis", "Evidence", "FileRead", "Format", "ModelText", "Outcome",
-           "Summary", "ToolCall", "ToolResult", "TranscriptError", "Transcripts", "Turn", "UserText"]
+__all__ = ["FORMATS", "Copy", "Detail", "Episode", "ErrorBasis", "Evidence", "FileRead", "Format", "ModelText",
+           "Outcome", "Summary", "ToolCall", "ToolResult", "TranscriptError", "Transcripts", "Turn", "UserText"]
 
-Format = Literal["tau-bench", "anthropic", "openai", "inspect", "atlas"]
+Format = Literal["tau-bench", "tau2-bench", "agentdojo", "anthropic", "openai", "inspect", "atlas"]
 """The formats a reader understands (readers/): one module each."""
 FORMATS: tuple[Format, ...] = typing.get_args(Format)
 
 ErrorBasis = Literal["flag", "text", "absent"]
 """How a tool result's `is_error` was known: "flag", the data carries an error flag (Anthropic `is_error`, MCP
-`isError`, inspect's `error`) and is_error is its value; "text", inferred from the text by the reader's stated
-rule (tau-bench's `Error:` prefix, the OpenAI reader's heuristic); "absent", the format has a flag but this result
+`isError`, inspect's, AgentDojo's and tau2-bench's `error`) and is_error is its value; "text", inferred from the
+text by the reader's stated rule (tau-bench's `Error:` prefix, the OpenAI reader's heuristic); "absent", the format
+has a flag but this result
 omits it, so it is taken as not an error (the format's default) and nothing was inferred."""
 
 Evidence = Literal["real", "simulated", "replayed"]
@@ -146,8 +147,9 @@ class Episode:
 
 @dataclass(frozen=True)
 class FileRead:
-    """One file as it was read: the format, why that reader (the sniff's reason, or "named"), how many episodes,
-    and the models and kinds of evidence its episodes carry (sorted; empty when the data names no model)."""
+    """One file (or AgentDojo runs folder) as it was read: the format, why that reader (the sniff's reason, or
+    "named"), how many of its episodes count, and the models and kinds of evidence its episodes carry (sorted; empty
+    when the data names no model). `dropped` episodes were copies of episodes read before (Copy) and count once."""
 
     path: str
     format: Format
@@ -155,11 +157,26 @@ class FileRead:
     episodes: int
     models: tuple[str, ...]
     evidence: tuple[Evidence, ...]
+    dropped: int = 0
+
+
+@dataclass(frozen=True)
+class Copy:
+    """An episode left out because it is one read before again (the same task and trial, or id, and the same turns
+    and outcome, whatever the file's name or format): where the copy was, and where the episode that counts is."""
+
+    file: str
+    where: str
+    of_file: str
+    of_where: str
+    identity: str
 
 
 @dataclass(frozen=True)
 class Transcripts:
-    """Every episode of the files read, in file order, with a note per file: what every analysis takes."""
+    """Every episode of the files read, in file order, each counted once, with a note per file and the copies left
+    out (`copies`): what every analysis takes."""
 
     episodes: tuple[Episode, ...]
     files: tuple[FileRead, ...]
+    copies: tuple[Copy, ...] = ()

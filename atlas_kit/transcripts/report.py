@@ -14,20 +14,24 @@ from typing import Sequence
 
 from ..contract.rubric import RULES
 from ..types import TableRows, canonical
-from .analysis import ErrorEvent, error_events, loops, next_action_counts
+from .analysis import ErrorEvent, error_events, loops, next_action_counts, next_actions_by_model
+from .comparison import model_action_rows, model_rows, paired_rows, pass_k_rows
 from .groups import ErrorGroup, error_groups
+from .labels import MODEL_UNKNOWN, p_text, percent
 from .masking import shown
-from .model import Evidence, FileRead, ToolCall, Transcripts
-from .rates import Recovery, TaskSplit, recovery, task_split
+from .model import Copy, Evidence, FileRead, ToolCall, Transcripts
+from .rates import Recovery, TaskSplit, paired_by_task, pass_hat_k, recovery, recovery_by_model, task_split
 from .rubric import HEURISTIC, RULE_LABELS, NextStepRecovery, RubricReading, judge_event, read_by_rubric, \
     recovery_by_next_step, rule_counts
 
-__all__ = ["ACTION_LABELS", "CSV_COLUMNS", "OBSERVATIONAL", "dashboard", "group_rows", "next_action_rows",
-           "next_step_rows", "rubric_rows", "source_line", "summary_rows", "task_split_rows", "write_error_csv"]
+__all__ = ["ACTION_LABELS", "CSV_COLUMNS", "OBSERVATIONAL", "copies_line", "dashboard", "group_rows",
+           "next_action_rows", "next_step_rows", "rubric_rows", "source_line", "summary_rows", "task_split_rows",
+           "write_error_csv"]
 
 ACTION_LABELS = {"identical_retry": "identical retry (same tool, same arguments)",
                  "changed_arguments": "same tool, changed arguments", "other_tool": "another tool",
                  "reply": "replied to the user (text, no call)", "end": "nothing after (the episode ended)"}
+
 OBSERVATIONAL = ("Observational: no episode was assigned an error at random, and errors come with harder tasks, "
                  "so a difference in success is not the effect of the errors.")
 CSV_COLUMNS = ("file", "evidence", "model", "episode", "task_id", "trial", "error", "tool", "arguments", "error_text",
@@ -42,8 +46,8 @@ _KINDS: dict[Evidence, str] = {
 
 def _file_line(note: FileRead, names_only: bool) -> str:
     kind = "; ".join(_KINDS[e] for e in note.evidence) or "no episodes"
-    models = ", ".join(note.models) or "model not named in the data"
-    return f"{kind}: {Path(note.path).name if names_only else note.path}, {models}"
+    models = ", ".join(note.models) if len(note.models) <= 3 else f"{len(note.models)} models"
+    return f"{kind}: {Path(note.path).name if names_only else note.path}, {models or MODEL_UNKNOWN}"
 
 
 def source_line(transcripts: Transcripts, *, names_only: bool = False) -> str:
@@ -52,25 +56,16 @@ def source_line(transcripts: Transcripts, *, names_only: bool = False) -> str:
     return "; ".join(_file_line(n, names_only) for n in transcripts.files) + " (observational)"
 
 
-def _percent(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{x:.0%}"
-
-
-def _p(p: float) -> str:
-    """'p = 0.025', or 'p < 0.001' below that."""
-    return f"p = {p:.3f}" if p >= 0.001 else "p < 0.001"
-
-
 def summary_rows(rec: Recovery, *, caption: str) -> TableRows:
     """The dashboard's headline figures as (measure, value) rows; each value says its count."""
     rows: list[list[object]] = [
         ["episodes", rec.episodes],
-        ["hit a tool error", f"{rec.hit} ({_percent(rec.hit / rec.episodes if rec.episodes else math.nan)})"],
+        ["hit a tool error", f"{rec.hit} ({percent(rec.hit / rec.episodes if rec.episodes else math.nan)})"],
         ["recovery: correct | an error reached the model", str(rec.with_error)],
         ["success without errors", str(rec.without_error)],
         ["difference (recovery - success without errors)",
          "n/a" if math.isnan(rec.difference) else
-         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: {_p(rec.p_value)}"],
+         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: {p_text(rec.p_value)}"],
         ["outcome unknown (left out)", f"{rec.unknown} ({rec.unknown_with_error} with an error)"],
     ]
     return TableRows(["measure", "value"], rows, caption)
@@ -88,7 +83,7 @@ def task_split_rows(split: TaskSplit, *, caption: str) -> TableRows:
 def next_action_rows(events: Sequence[ErrorEvent], *, caption: str) -> TableRows:
     """What the model did next after each error: one row per action (ACTION_LABELS), its count and share."""
     return TableRows(["next action", "errors", "share"],
-                     [[ACTION_LABELS[c.action], c.count, _percent(c.share)] for c in next_action_counts(events)],
+                     [[ACTION_LABELS[c.action], c.count, percent(c.share)] for c in next_action_counts(events)],
                      caption)
 
 
@@ -96,7 +91,7 @@ def rubric_rows(readings: Sequence[RubricReading], *, caption: str) -> TableRows
     """Per rule of the contract's rubric, how many error texts pass, fail or could not be judged (n/a), and the
     share passing among those judged. The caption ends with HEURISTIC: a reading of someone else's words."""
     return TableRows(["rule (the contract's rubric)", "pass", "fail", "n/a", "pass (of judged)"],
-                     [[f"{c.rule}: {RULE_LABELS[c.rule]}", c.passed, c.failed, c.unjudged, _percent(c.share)]
+                     [[f"{c.rule}: {RULE_LABELS[c.rule]}", c.passed, c.failed, c.unjudged, percent(c.share)]
                       for c in rule_counts(readings)], f"{caption}. {HEURISTIC}")
 
 
@@ -108,7 +103,7 @@ def next_step_rows(rec: NextStepRecovery, *, caption: str) -> TableRows:
         ["no error named a next step", str(rec.not_named)],
         ["difference (named - not named)",
          "n/a (one group is empty)" if math.isnan(rec.difference) else
-         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: {_p(rec.p_value)}"],
+         f"{rec.difference * 100:+.0f} points; Fisher's exact test, two-sided: {p_text(rec.p_value)}"],
         ["outcome unknown (left out)", rec.unknown_named + rec.unknown_not_named],
     ]
     return TableRows(["episodes an error reached, by its words", "correct"], rows, f"{caption}. {HEURISTIC}")
@@ -136,47 +131,107 @@ def _read_line(note: FileRead, transcripts: Transcripts, names_only: bool) -> st
     named = {str(e.metadata.get("model_from")) for e in transcripts.episodes if e.file == note.path
              and e.metadata.get("model_from")}
     model = f"; the model is read from {', '.join(sorted(named))}" if named else ""
+    model += f"; {len(note.models)} models, each named by its own records" if len(note.models) > 1 else ""
     path = Path(note.path).name if names_only else note.path
     return f"  {path}: read as {note.format} ({note.reason}); {note.episodes} episodes{model}"
 
 
+def copies_line(transcripts: Transcripts, *, names_only: bool = False) -> str:
+    """How many episodes were left out as copies of episodes read before (identical episodes count once), and
+    where: always said, 'no duplicates' included."""
+    if not transcripts.copies:
+        return "Identical episodes count once: no duplicates found."
+    def name(path: str) -> str:
+        return Path(path).name if names_only else path
+    by: dict[str, list[Copy]] = {}
+    for c in transcripts.copies:
+        by.setdefault(c.file, []).append(c)
+    said = [f"{len(cs)} in {name(f)} (copies of episodes in {', '.join(dict.fromkeys(name(c.of_file) for c in cs))})"
+            for f, cs in by.items()]
+    return (f"Identical episodes count once: {len(transcripts.copies)} duplicates dropped (the same task and trial, "
+            f"or id, turns and outcome as an episode read before): {'; '.join(said)}.")
+
+
 def dashboard(transcripts: Transcripts, *, top: int = 8, skip: Sequence[str] = (), names_only: bool = False) -> str:
-    """The dashboard as text: the source, the observational caveat, the headline figures, the next actions, the
-    contract rubric's reading of the error texts (a heuristic, and said to be) with recovery by whether an error
-    named a next step, and the top error groups, with what the data could not give (results records without
-    transcripts). `skip` names tools that are not actions when finding the next one (analysis.next_action);
-    `names_only` names each file without its folder (for a notebook, whose output should hold no machine path)."""
+    """The dashboard as text: the source and the duplicates left out, the observational caveat, the headline
+    figures, per model when the files name more than one (recovery, paired by task, next actions), the same tasks
+    without their errors and pass^k when tasks ran more than once, the next actions, the contract rubric's reading of
+    the error texts (a heuristic, and said to be) with recovery by whether an error named a next step, and the top
+    error groups, with what the data could not give. `skip` names tools that are not actions when finding the next
+    one (analysis.next_action); `names_only` names each file without its folder (for a notebook's output)."""
     source = source_line(transcripts, names_only=names_only)
     events = error_events(transcripts.episodes, skip=skip)
-    groups = error_groups(events)
-    summaries = sum(e.detail == "summary" for e in transcripts.episodes)
-    flagged = sum(ev.basis == "flag" for ev in events)
-    lines = [f"Source: {source}", *[_read_line(n, transcripts, names_only) for n in transcripts.files], OBSERVATIONAL, ""]
+    several = len({e.model for e in transcripts.episodes}) > 1
+    lines = [f"Source: {source}", *[_read_line(n, transcripts, names_only) for n in transcripts.files],
+             copies_line(transcripts, names_only=names_only), OBSERVATIONAL, ""]
     lines += _text(summary_rows(recovery(transcripts.episodes), caption=source))
-    split = task_split(transcripts.episodes)
-    if split.same_tasks.n:  # some task ran both with and without an error: the task mix, shown
-        lines += ["", "The same tasks without their errors (when these fail too, the errors came with hard tasks):"]
-        lines += _text(task_split_rows(split, caption=source)) + [""]
-    signals = loops(events)
-    lines += [f"  tool errors: {len(events)} (known by an error flag in the data: {flagged}; inferred from the text: "
-              f"{len(events) - flagged})",
-              f"  loop signal (the same tool, arguments and error text twice in one episode): {len(signals)}, in "
-              f"{len({(s.file, s.episode) for s in signals})} episodes"]
-    if summaries:
-        broke = sum(bool(e.summary and e.summary.loop_detected) for e in transcripts.episodes)
-        lines.append(f"  {summaries} episodes are results records without transcripts: they count in recovery, "
-                     "but give no error text, next action or rubric reading (nor the loop signal above; atlas_kit's "
-                     f"loop breaker fired in {broke} of them).")
+    sections = (_per_model(transcripts, source) if several else []) + _trials(transcripts, source)
+    lines += sections + [""] * bool(sections) + _counts(transcripts, events)
     if not events:  # nothing to read past the headline figures: say so once, not in empty tables
         return shown("\n".join(lines + ["", "No tool error text in these files: no next actions, rubric reading or error "
                                        "groups to show."]))
-    passed = _skipped(transcripts, skip)
-    lines += ["", f"What the model did next after each of {len(events)} tool errors{passed}:"]
+    lines += ["", f"What the model did next after each of {len(events)} tool errors{_skipped(transcripts, skip)}:"]
     lines += _text(next_action_rows(events, caption=source))
+    if several:
+        lines += ["", "What each model did next after its own errors:"]
+        lines += _text(model_action_rows(next_actions_by_model(events), caption=source))
     lines += _rubric_lines(read_by_rubric(events), source)
+    groups = error_groups(events)
     lines += ["", f"Top error groups ({min(top, len(groups))} of {len(groups)}):"]
     lines += _text(group_rows(groups, caption=source, top=top))
     return shown("\n".join(lines))
+
+
+def _per_model(transcripts: Transcripts, source: str) -> list[str]:
+    """Each model's figures, and recovery paired by task across models (tasks of one source only)."""
+    lines = ["", f"Per model (each as its records name it; {MODEL_UNKNOWN} where they name none):"]
+    lines += _text(model_rows(recovery_by_model(transcripts.episodes), caption=source))
+    paired = [r for r in paired_by_task(transcripts.episodes) if r.others.n]
+    if paired:
+        lines += ["", "Paired by task: on the tasks where a model met an error, the other models on the same tasks "
+                  "(task ids of one source; when theirs is low too, the tasks are hard whoever runs them):"]
+        lines += _text(paired_rows(paired, caption=source))
+    return lines
+
+
+def _trials(transcripts: Transcripts, source: str) -> list[str]:
+    """The same tasks without their errors, and pass^k, when some task ran more than once."""
+    lines: list[str] = []
+    split = task_split(transcripts.episodes)
+    if split.same_tasks.n:  # some task ran both with and without an error: the task mix, shown
+        lines += ["", "The same tasks without their errors (when these fail too, the errors came with hard tasks):"]
+        lines += _text(task_split_rows(split, caption=source))
+    reliability = pass_hat_k(transcripts.episodes)
+    if len(reliability) > 1:
+        lines += ["", "pass^k: the chance that k trials of a task all succeed (tau-bench's reliability measure):"]
+        lines += _text(pass_k_rows(reliability, caption=source))
+    return lines
+
+
+def _counts(transcripts: Transcripts, events: Sequence[ErrorEvent]) -> list[str]:
+    """The tool errors and how they were known, the loop signal, and what some files cannot give."""
+    flagged = sum(ev.basis == "flag" for ev in events)
+    signals = loops(events)
+    lines = [f"  tool errors: {len(events)} (known by an error flag in the data: {flagged}; inferred from the text: "
+             f"{len(events) - flagged})",
+             f"  loop signal (the same tool, arguments and error text twice in one episode): {len(signals)}, in "
+             f"{len({(s.file, s.episode) for s in signals})} episodes"]
+    summaries = [e for e in transcripts.episodes if e.detail == "summary"]
+    if summaries:
+        broke = sum(bool(e.summary and e.summary.loop_detected) for e in summaries)
+        lines.append(f"  {len(summaries)} episodes are results records without transcripts: they count in recovery, "
+                     "but give no error text, next action or rubric reading (nor the loop signal above; atlas_kit's "
+                     f"loop breaker fired in {broke} of them).")
+    user_calls = sum(_number(e.metadata.get("user_tool_calls")) for e in transcripts.episodes)
+    if user_calls:
+        user_errors = sum(_number(e.metadata.get("user_tool_errors")) for e in transcripts.episodes)
+        lines.append(f"  the simulated user's own tool calls (tau2-bench): {user_calls}, {user_errors} of them errors; "
+                     "the agent neither made nor read them, so they are in no count here.")
+    return lines
+
+
+def _number(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _skipped(transcripts: Transcripts, skip: Sequence[str]) -> str:

@@ -5,17 +5,18 @@ it is a heuristic, and every output that shows it says so (HEURISTIC). Chapter "
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from ..contract.errors import Branch
-from ..contract.rubric import RULES, Judgement, Rule, judge
+from ..contract.rubric import RULES, Judgement, Rule, Verdict, judge
 from ..experiments.metrics import Rate
 from ..experiments.stats import fisher_exact
 from .analysis import ErrorEvent, NextAction
 
 __all__ = ["HEURISTIC", "RULE_LABELS", "NextStepRecovery", "RubricReading", "RuleCount", "branch_taken", "judge_event",
-           "read_by_rubric", "recovery_by_next_step", "rule_counts"]
+           "leaked_key", "read_by_rubric", "recovery_by_next_step", "rule_counts"]
 
 HEURISTIC = ("Heuristic: the contract's rubric reads each error's words as the model saw them; it cannot know what "
              "the tool's author meant, and a step said in words its patterns do not know counts as not said.")
@@ -56,11 +57,29 @@ class RubricReading:
         return self.judgement.verdict("next").status == "pass"
 
 
+# The whole text is one quoted name, after an optional "Error:" or exception class: what `str(KeyError(key))` gives
+# a tool that wraps any exception as "Error: {e}" (`Error: 'flight_number'`): the missing key and nothing else.
+_LEAKED_KEY = re.compile(r"\s*(?:(?:[A-Za-z_]\w*\.)*\w*(?:Error|Exception)\s*:\s*)?(['\"])[\w.\-\[\]]{1,80}\1\.?\s*",
+                         re.IGNORECASE)
+
+
+def leaked_key(text: str) -> bool:
+    """Whether `text` is only an exception's key (`Error: 'flight_number'`, `KeyError: "user_id"`): a name from the
+    code, with no word saying what went wrong or what to do."""
+    return _LEAKED_KEY.fullmatch(text) is not None
+
+
 def judge_event(event: ErrorEvent) -> Judgement:
     """The rubric on one error: its text, the call's arguments (so an echo of the input is found), and the error
     flag when the data carries one (basis "flag"); an error inferred from its text has no flag, so is_error is n/a.
-    No schema: someone else's log does not give the tool's input schema."""
-    return judge(event.text, is_error=True if event.basis == "flag" else None, arguments=event.arguments)
+    No schema: someone else's log does not give the tool's input schema. An exception's class is an internal to the
+    contract's rubric already; an exception's key alone (leaked_key) is one here too."""
+    judgement = judge(event.text, is_error=True if event.basis == "flag" else None, arguments=event.arguments)
+    if judgement.verdict("internals").status != "pass" or not leaked_key(event.text):
+        return judgement
+    failed = Verdict("internals", "fail", f"holds what belongs in the trace: an exception's key ({event.text.strip()!r}"
+                     ", a KeyError's words: the name the code looked up, and nothing about what went wrong)")
+    return replace(judgement, verdicts=tuple(failed if v.rule == "internals" else v for v in judgement.verdicts))
 
 
 def read_by_rubric(events: Iterable[ErrorEvent]) -> list[RubricReading]:

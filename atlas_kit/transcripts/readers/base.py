@@ -11,7 +11,7 @@ import math
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 from ...types import JSONObject, canonical
 from ..model import Episode, Evidence, Format, Outcome, TranscriptError
@@ -64,10 +64,11 @@ def load_json(path: Path) -> object:
                               "line.") from None
 
 
-def load_jsonl(path: Path) -> list[tuple[int, object]]:
-    """(1-based line, value) for every non-blank line; a line that is not JSON is named."""
+def load_jsonl(path: Path, text: str | None = None) -> list[tuple[int, object]]:
+    """(1-based line, value) for every non-blank line (of `text` when given, the file's already read); a line that
+    is not JSON is named."""
     found: list[tuple[int, object]] = []
-    for n, line in enumerate(read_text(path).splitlines(), start=1):
+    for n, line in enumerate((read_text(path) if text is None else text).splitlines(), start=1):
         if line.strip():
             try:
                 found.append((n, json.loads(line)))
@@ -172,14 +173,15 @@ def text_field(obj: Mapping[str, object], key: str, path: Path, where: str, what
 
 
 class CallBook:
-    """The calls made so far in one episode, so a tool result answering an unknown call id is refused."""
+    """The calls made so far in one episode, so a tool result answering an unknown call id is refused. `open` keeps
+    the calls not yet answered in the order they were made."""
 
     def __init__(self, path: Path) -> None:
-        self.path, self.ids, self.open = path, set[str](), set[str]()
+        self.path, self.ids, self.open = path, set[str](), dict[str, None]()
 
     def made(self, call_id: str) -> None:
         self.ids.add(call_id)
-        self.open.add(call_id)  # a log that uses an id again makes a new call, which may be answered again
+        self.open[call_id] = None  # a log that uses an id again makes a new call, which may be answered again
 
     def answered(self, call_id: str, at: str) -> str:
         """`call_id`, when a call made it and no result has answered that call yet; else one TranscriptError at
@@ -191,8 +193,19 @@ class CallBook:
         if call_id not in self.open:
             raise TranscriptError(str(self.path), at, f"a second tool result answers call {call_id!r}; expected "
                                   "one result per call.")
-        self.open.discard(call_id)
+        del self.open[call_id]
         return call_id
+
+    def oldest(self, at: str, fits: Callable[[str], bool] = lambda _: True) -> str:
+        """The oldest call not yet answered that `fits` accepts, now answered: for a result that names no call, in
+        formats whose call ids may be missing (AgentDojo, tau2-bench answer a step's calls in the order made)."""
+        found = next((c for c in self.open if fits(c)), None)
+        if found is None:
+            raise TranscriptError(str(self.path), at, "a tool result names no call, and no call made before it that "
+                                  "it could answer is still unanswered; expected each result to answer a call made "
+                                  "before it.")
+        del self.open[found]
+        return found
 
 
 def arguments_of(raw: object) -> JSONObject | str:

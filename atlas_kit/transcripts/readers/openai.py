@@ -20,15 +20,22 @@ from .base import (CallBook, Envelope, arguments_of, envelopes, evidence_of, is_
 
 __all__ = ["OpenAIReader", "chat_turns", "looks_like_error", "part_text"]
 
-_ERROR_WORD = re.compile(r"\s*(?:(?:error|exception)\b|traceback \(most recent call last\))", re.IGNORECASE)
+_ERROR_WORD = re.compile(r"\s*(?:error|exception)\b", re.IGNORECASE)
+# An exception as Python writes it: its class (a dotted module path allowed) then ": message" (str of the exception,
+# as AgentDojo and most tool runners send it), "(...)" (its repr, as the Anthropic SDK's tool runner sends it), or
+# nothing; the class ends in Error or Exception, as Python's own and most libraries' do.
+_EXCEPTION = re.compile(r"\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?:\s*:|\(|\s*$)")
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)", re.IGNORECASE)
 
 
 def looks_like_error(text: str) -> bool:
-    """The OpenAI reader's heuristic, since the format has no flag: a tool message is an error when its text
-    starts with the word error, exception or 'Traceback (most recent call last)' (any case), or is a JSON object
-    whose `error` is set (not null, false or empty) or whose `is_error` / `isError` is true. It can miss an error
-    worded otherwise ("Flight not found") and cannot tell a result that merely starts with the word."""
-    if _ERROR_WORD.match(text):
+    """The OpenAI reader's heuristic, since the format has no flag: a tool message is an error when its text starts
+    with the word error or exception (any case), or with an exception as Python writes it (`ValueError: ...`,
+    `pydantic_core._pydantic_core.ValidationError: 1 validation error ...`, `KeyError: 'x'`, `ValueError('x')`),
+    or holds a traceback ('Traceback (most recent call last)'), or is a JSON object whose `error` is set (not null,
+    false or empty) or whose `is_error` / `isError` is true. It can miss an error worded otherwise ("Flight not
+    found") and cannot tell a result that merely starts with the word."""
+    if _ERROR_WORD.match(text) or _EXCEPTION.match(text) or _TRACEBACK.search(text):
         return True
     try:
         body = json.loads(text)

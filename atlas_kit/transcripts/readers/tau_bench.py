@@ -1,20 +1,19 @@
 """tau-bench trajectory files (sierra-research/tau-bench `historical_trajectories/*.json`): a JSON list of episodes
 with `task_id`, `trial`, `reward` and `traj`, an OpenAI-format chat with a simulated user. A tool message is an error
 when it starts "Error:" (how tau-bench's environments return a failed action); reward 1.0 is correct, any other
-reward is not. The model is read from tau-bench's file names.
+reward is not. The records name no model, so the model is unknown, never guessed from the file's name; a file whose
+bytes are a published file atlas_kit knows (shipped.PUBLISHED) takes the model its provenance gives.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..model import Episode, Format, Outcome, TranscriptError
-from .base import parse_any, reward_of, task_of
+from ..shipped import published
+from .base import parse_any, read_bytes, reward_of, task_of
 from .openai import chat_turns
 
-__all__ = ["TauBenchReader", "is_tau_error", "model_from_name"]
-
-_NAME = re.compile(r"(?:tau-bench-)?(?P<model>.+)-(?P<domain>airline|retail)$")
+__all__ = ["TauBenchReader", "is_tau_error"]
 
 
 def is_tau_error(text: str) -> bool:
@@ -22,18 +21,10 @@ def is_tau_error(text: str) -> bool:
     return text.startswith("Error:")
 
 
-def model_from_name(path: Path) -> tuple[str | None, str | None]:
-    """(model, domain) from a file named as tau-bench names them, `<model>-<domain>.json` (gpt-4o-airline.json;
-    a leading 'tau-bench-' and a .gz are allowed); (None, None) for any other name."""
-    stem = path.name.removesuffix(".gz").removesuffix(".json")
-    match = _NAME.fullmatch(stem)
-    return (match["model"], match["domain"]) if match else (None, None)
-
-
 class TauBenchReader:
     """Reads a tau-bench trajectory file. Each episode's id is task-<task_id>/trial-<trial>; its system text is
-    the policy the agent was given. The file holds no model name: `model` and `metadata["domain"]` are read from
-    the file's name (model_from_name), and `metadata["model_from"]` says so."""
+    the policy the agent was given. The file holds no model name: `model` is None, unless the file's bytes are a
+    published file's (shipped.published), when it is the provenance's model and `metadata["model_from"]` says so."""
 
     format: Format = "tau-bench"
 
@@ -42,10 +33,12 @@ class TauBenchReader:
         if not isinstance(data, list) or not data:
             raise TranscriptError(str(path), "", "is not a non-empty JSON list; expected tau-bench's list of "
                                   "episodes, each with task_id, trial, reward and traj.")
-        model, domain = model_from_name(path)
-        return [self._episode(path, i, item, model, domain) for i, item in enumerate(data)]
+        known = published(read_bytes(path))
+        model = known.model if known else None
+        source = f"the provenance of {known.repository}'s {known.path} (the same bytes)" if known else None
+        return [self._episode(path, i, item, model, source) for i, item in enumerate(data)]
 
-    def _episode(self, path: Path, i: int, item: object, model: str | None, domain: str | None) -> Episode:
+    def _episode(self, path: Path, i: int, item: object, model: str | None, source: str | None) -> Episode:
         where = f"record {i}"
         if not isinstance(item, dict):
             raise TranscriptError(str(path), where, "is not an object; expected an episode with task_id, trial, "
@@ -63,4 +56,4 @@ class TauBenchReader:
         return Episode(id=f"task-{task}/trial-{trial}", format=self.format, file=str(path), record=i,
                        turns=turns, outcome=Outcome(reward == 1.0, reward), evidence="real",
                        task_id=task, trial=trial, model=model, system=system,
-                       metadata={"domain": domain, "model_from": "the file name" if model else None})
+                       metadata={"model_from": source})
