@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from atlas_kit.bridges.audit.cases import Case, satisfies
-from atlas_kit.bridges.audit.run import judged
+from atlas_kit.bridges.audit.replies import ORIGINS
+from atlas_kit.bridges.audit.run import judge_replies
 from atlas_kit.bridges.audit.targets import Reply, ToolInfo
 from atlas_kit.contract.rubric import RULES
 
 LABELS = json.loads((Path(__file__).parent / "data" / "audit_labels.json").read_text(encoding="utf-8"))
 TARGET = 0.97
-ORIGINS = ("server", "sdk", "library")
+BEFORE = 0.867  # the judge before issue 51's changes (commit 0fffe1c): 541 of 624 verdicts
 
 
 def _replies():
@@ -25,36 +26,36 @@ def _replies():
             yield group, reply
 
 
-def judge_group(group: dict) -> dict[str, dict[str, str]]:
-    """The judge's status per rule for each reply of one group (one server), keyed by reply id."""
+def judge_group(group: dict) -> dict[str, tuple[dict[str, str], str | None]]:
+    """The judge's status per rule, and the origin it reads, for each reply of one group (one server), by reply id:
+    the replies are judged together, as an audit judges a server's replies."""
     tools = {name: ToolInfo(name, "", t["schema"], read_only=t["read_only"]) for name, t in group["tools"].items()}
-    out = {}
+    calls = []
     for r in group["replies"]:
         tool = tools[r["tool"]]
-        case = Case(r["tool"], r["kind"], r["arguments"], r["kind"], valid=satisfies(tool.input_schema, r["arguments"]))
-        if r["kind"] == "user":
-            case = Case(r["tool"], "user", r["arguments"], "user", valid=False)
-        reply = Reply(r["reply"]["kind"], r["reply"]["text"], r["reply"]["is_error"], 0.0)
-        outcome = judged(case, tool, reply)
-        j = outcome.judgement
-        out[r["id"]] = {rule: (j.verdict(rule).status if j is not None else "n/a") for rule in RULES}
-    return out
+        valid = False if r["kind"] == "user" else satisfies(tool.input_schema, r["arguments"])
+        case = Case(r["tool"], r["kind"], r["arguments"], r["kind"], valid=valid, argument=r["argument"])
+        calls.append((tool, case, Reply(r["reply"]["kind"], r["reply"]["text"], r["reply"]["is_error"], 0.0)))
+    return {r["id"]: ({rule: (o.judgement.verdict(rule).status if o.judgement else "n/a") for rule in RULES}, o.origin)
+            for r, o in zip(group["replies"], judge_replies(calls))}
 
 
 def agreement() -> tuple[float, dict[str, tuple[int, int]], list[str]]:
-    per_rule = {rule: [0, 0] for rule in RULES}
+    """The share of rule verdicts the judge agrees on, the counts per rule (and per origin, under "origin"), and
+    every disagreement in one line."""
+    per_rule = {rule: [0, 0] for rule in (*RULES, "origin")}
     misses = []
     for group in LABELS["groups"]:
         got = judge_group(group)
         for r in group["replies"]:
-            for rule in RULES:
-                want, why = r["labels"][rule]
+            statuses, origin = got[r["id"]]
+            for rule, (want, why) in [*r["labels"].items(), ("origin", r["origin"])]:
+                have = origin if rule == "origin" else statuses[rule]
                 per_rule[rule][1] += 1
-                if got[r["id"]][rule] == want:
-                    per_rule[rule][0] += 1
-                else:
-                    misses.append(f"{r['id']} {rule}: judge {got[r['id']][rule]}, label {want} ({why})")
-    agree = sum(a for a, _ in per_rule.values()) / sum(n for _, n in per_rule.values())
+                per_rule[rule][0] += have == want
+                if have != want:
+                    misses.append(f"{r['id']} {rule}: judge {have}, label {want} ({why})")
+    agree = sum(per_rule[r][0] for r in RULES) / sum(per_rule[r][1] for r in RULES)
     return agree, {k: (a, n) for k, (a, n) in per_rule.items()}, misses
 
 
@@ -74,13 +75,32 @@ def test_every_reply_is_labelled_on_every_rule_with_a_reason():
     assert real >= 30
 
 
-@pytest.mark.xfail(strict=True, reason="the judge before issue 51's changes")
 def test_the_judge_agrees_with_the_hand_labels(capsys):
     agree, per_rule, misses = agreement()
     with capsys.disabled():
-        total = sum(n for _, n in per_rule.values())
-        print(f"\naudit agreement with hand labels: {agree:.1%} of {total} rule verdicts")
+        total = sum(per_rule[r][1] for r in RULES)
+        print(f"\naudit agreement with hand labels: {agree:.1%} of {total} rule verdicts (before issue 51: {BEFORE:.1%});"
+              f" origin {per_rule['origin'][0]}/{per_rule['origin'][1]}")
         print("  " + ", ".join(f"{rule} {a}/{n}" for rule, (a, n) in per_rule.items()))
         for miss in misses:
             print("  " + miss)
     assert agree >= TARGET, f"{agree:.1%} < {TARGET:.0%}; {len(misses)} disagreements"
+    assert per_rule["origin"][0] >= TARGET * per_rule["origin"][1], "whose words a reply is: see the lines above"
+
+
+def test_each_case_the_issue_names_is_in_the_set_and_judged_as_labelled():
+    """One reply per case of issue 51, found by what it holds, with the verdict the issue asks for."""
+    by_id = {r["id"]: r for _, r in _replies()}
+    verdicts = {}
+    for group in LABELS["groups"]:
+        verdicts.update(judge_group(group))
+    expect = {"echo-01": ("echo", "fail"), "echo-02": ("echo", "fail"), "echo-03": ("echo", "fail"),
+              "echo-04": ("echo", "fail"), "echo-05": ("echo", "fail"), "time-06": ("echo", "fail"),
+              "fs-08": ("is_error", "fail"), "canned-01": ("next", "fail"), "fs-02": ("internals", "pass"),
+              "paths-04": ("internals", "fail"), "bounds-02": ("echo", "fail"), "success-02": ("is_error", "n/a")}
+    texts = {"echo-01": "weird", "echo-02": "input_value='ten'", "echo-03": "input_value=0", "echo-04": "got cust_882",
+             "fs-08": "Error - ENOENT", "fs-02": "ENOENT"}
+    for rid, (rule, status) in expect.items():
+        assert texts.get(rid, "") in by_id[rid]["reply"]["text"], rid
+        assert by_id[rid]["labels"][rule][0] == status and verdicts[rid][0][rule] == status, (rid, rule)
+    assert {verdicts[r["id"]][1] for _, r in _replies()} == set(ORIGINS)

@@ -15,14 +15,15 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Literal, Mapping, get_args
 
 from .errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode
-from .internals import find_internals
+from .echo import ECHO_MIN_CHARS, ECHO_RUN_CHARS, callers_own, find_echo, looked_for, values
+from .internals import Internal
 from .naming import mentions_argument, named_arguments
 from ..types.tokens import estimate_tokens
 from .redaction import looks_secret, redact
 from ..types.exceptions import AtlasKitTypeError
 
-__all__ = ["ECHO_MIN_CHARS", "MAX_TOKENS", "RULES", "Judgement", "Rule", "Status", "Structure", "Verdict", "judge",
-           "server_score", "tool_score"]
+__all__ = ["ECHO_MIN_CHARS", "ECHO_RUN_CHARS", "MAX_TOKENS", "RULES", "Judgement", "Rule", "Status", "Structure",
+           "Verdict", "judge", "server_score", "tool_score"]
 
 Rule = Literal["is_error", "structure", "code", "retryable", "next", "echo", "internals", "length"]
 RULES: tuple[Rule, ...] = get_args(Rule)
@@ -30,8 +31,7 @@ Status = Literal["pass", "fail", "n/a"]
 Structure = Literal["contract", "article", "json", "text"]
 
 MAX_TOKENS = 80  # an answer up to this many (estimated) tokens is short enough
-ECHO_MIN_CHARS = 12  # a run this long of an argument's value, found in the answer, is an echo
-_ECHO_SCAN = 100_000  # characters of the answer searched for an echo, and of each argument value
+_ECHO_SCAN = 100_000  # characters of the answer searched for an echo
 
 _CODES = frozenset(c.value for c in ErrorCode) | {"permission_denied", "rate_limited"}  # ours and the article's
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{1,63}")
@@ -40,10 +40,11 @@ _RETRY_FIELDS = ("retryable", "retriable", "is_retryable", "isRetryable")
 _RETRY_WORDS = re.compile(
     r"(?i:\b(?:do not|don't|never) (?:retry|try again|repeat|call (?:it|this|the tool|\w+) again)\b|\bretrying\b|"
     r"\b(?:can ?not|can't|will not|won't) (?:succeed|be retried|work if)\b|\bnot retr[iy]able\b|\bretr[iy]able\b|"
-    r"\bpermanent(?:ly)?\b|\btransient\b|\bretry[ -]after\b|\bretry (?:in|later)\b|\btry again\b(?: later| in \d+\s*\w+)?)")
+    r"\bpermanent(?:ly)?\b|\btransient\b|\bretry[ -]after\b|\bretry (?:in|later)\b|\btry again\b(?: later| in \d+\s*\w+)?|"
+    r"\bcall (?:it |this |the tool )?again\b)")
 _TRY_AGAIN = re.compile(r"(?i:\btry again\b)")  # alone, the identical call: the generic wrapper's blanket advice
 _FORM = re.compile(r"(?i:\b(?:must|should|expected|expects|required|one of|at (?:most|least)|format|such as|like|"
-                   r"between|no (?:more|longer) than|valid)\b)")
+                   r"between|no (?:more|longer) than|valid)\b)|\bISO\b")
 _BRANCH_WORDS = re.compile(
     r"(?i:\b(?:call|use) (?:the )?[`'\"]?[a-z_][a-z0-9_]*[`'\"]?(?: tool)? instead\b|\binstead,? (?:call|use)\b|"
     r"\bswitch to\b|\b(?:do not|don't) (?:call|retry|try)\b|\btell the (?:user|customer)\b|"
@@ -117,7 +118,7 @@ def judge(text: str, *, is_error: bool | None = None, arguments: object = None,
     verdicts = (_is_error(is_error), _structure(structure, body), _code(structure, body, text),
                 _retryable(structure, body, text), _next(structure, body, text, props),  # an empty answer: no echo,
                 empty or _echo(text, body, arguments, schema, canary),  # internals or length there to pass
-                replace(empty, rule="internals") if empty else _internals(text),
+                replace(empty, rule="internals") if empty else _internals(text, arguments, schema),
                 replace(empty, rule="length") if empty else _length(tokens))
     return Judgement(verdicts, structure, tokens)
 
@@ -255,42 +256,35 @@ def _contract_next(nxt: Mapping[str, object], code: object, props: tuple[str, ..
 
 def _echo(text: str, body: Mapping[str, object], arguments: object, schema: Mapping[str, object] | None,
           canary: str | None) -> Verdict:
-    haystack = "\n".join([text[:_ECHO_SCAN], *(v for _, v in _leaves(dict(body), ""))])[:2 * _ECHO_SCAN]  # + body
+    strings = (v for _, v in values(dict(body)) if isinstance(v, str))  # a JSON body's strings, unescaped
+    haystack = "\n".join([text[:_ECHO_SCAN], *strings])[:2 * _ECHO_SCAN]
     if canary and canary.lower() in haystack.lower():
         return Verdict("echo", "fail", "the canary planted in the arguments came back: whatever an argument says "
                                        "reaches the model as the tool's own words")
-    values = [(path, v[:_ECHO_SCAN]) for path, v in _leaves(arguments, "") if len(v) >= ECHO_MIN_CHARS]
-    if not values and not canary:
-        return Verdict("echo", "n/a", f"nothing to look for: no canary, no argument of {ECHO_MIN_CHARS}+ characters")
-    own = json.dumps(schema, ensure_ascii=False) if schema else ""  # the tool's own words are no echo
-    grams = {haystack[i:i + ECHO_MIN_CHARS] for i in range(len(haystack) - ECHO_MIN_CHARS + 1)}
-    for path, value in values:
-        for i in range(len(value) - ECHO_MIN_CHARS + 1):
-            gram = value[i:i + ECHO_MIN_CHARS]
-            if gram in grams and gram not in own:
-                return Verdict("echo", "fail", f"{ECHO_MIN_CHARS} or more characters of argument {_shown(path)} "
-                                               "came back verbatim")
-    return Verdict("echo", "pass", f"no canary and no run of {ECHO_MIN_CHARS} characters of any argument came back")
+    found = find_echo(haystack, arguments, json.dumps(schema, ensure_ascii=False) if schema else "")
+    if found is not None:  # the tool's own words (its schema) are no echo: find_echo leaves them out
+        return Verdict("echo", "fail", f"argument {_shown(found.argument)} came back: {found.how}")
+    if not looked_for(arguments) and not canary:
+        return Verdict("echo", "n/a", f"nothing to look for: no canary, no argument value of {ECHO_MIN_CHARS}+ "
+                                      "characters")
+    return Verdict("echo", "pass", "no argument value came back (whole, in a run of "
+                                   f"{ECHO_RUN_CHARS} characters, or in a validation dump), nor a canary")
 
 
-def _leaves(value: object, path: str) -> Iterable[tuple[str, str]]:
-    """Every string inside `value`, with the argument it is under (its top-level name)."""
-    if isinstance(value, str):
-        yield path or "input", value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, path or str(key))
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _leaves(item, path)
-
-
-def _internals(text: str) -> Verdict:
-    found = find_internals(text)
+def _internals(text: str, arguments: object, schema: Mapping[str, object] | None) -> Verdict:
+    found = _first_of_each(callers_own(text, arguments, schema))
     if not found and not looks_secret(text):
         return Verdict("internals", "pass", "no traceback, path, host, SQL, exception class, library dump, URL or key")
     what = [f"{f.kind} ({redact(f.excerpt)!r})" if i == 0 else f.kind for i, f in enumerate(found)] or ["a key"]
     return Verdict("internals", "fail", f"holds what belongs in the trace: {', '.join(what)}")
+
+
+def _first_of_each(found: Iterable[Internal]) -> list[Internal]:
+    """One internal per kind, the first, as find_internals gives them."""
+    first: dict[str, Internal] = {}
+    for f in found:
+        first.setdefault(f.kind, f)
+    return list(first.values())
 
 
 def _length(tokens: int) -> Verdict:
