@@ -92,9 +92,10 @@ def test_echo_ignores_the_tools_own_words_and_values_under_three_characters():
     schema = {"properties": {"style": {"enum": ["conversational", "formal"]}}}
     text = "Argument style must be one of: conversational, formal."
     assert status(text, "echo", arguments={"style": "conversational!!"}, schema=schema) == "pass"
-    assert status("Unknown country xx.", "echo", arguments={"country": "xx"}) == "n/a"
+    assert status("Unknown country xx.", "echo", arguments={"country": "xx"}, short_echoes=True) == "n/a"
     assert len("xx") < ECHO_MIN_CHARS == 3
-    assert status("Style formal is not allowed here.", "echo", arguments={"style": "formal"}, schema=schema) == "pass"
+    assert status("Style formal is not allowed here.", "echo", arguments={"style": "formal"}, schema=schema,
+                  short_echoes=True) == "pass"
 
 
 @pytest.mark.parametrize("text, arguments", [
@@ -108,8 +109,11 @@ def test_echo_ignores_the_tools_own_words_and_values_under_three_characters():
      {"limit": 0}),  # pydantic's input_value, of any length
     ("count\n  Input should be a valid integer [type=int_parsing, input_value='ten', input_type=str]", {"count": "ten"}),
 ])
-def test_every_value_of_three_characters_or_more_is_looked_for(text, arguments):
-    assert status(text, "echo", arguments=arguments) == "fail", judge(text, arguments=arguments).verdict("echo").reason
+def test_every_value_of_three_characters_or_more_is_looked_for_where_every_value_is_unvalidated(text, arguments):
+    assert status(text, "echo", arguments=arguments, short_echoes=True) == "fail", \
+        judge(text, arguments=arguments, short_echoes=True).verdict("echo").reason
+    if "input_value" not in text:  # elsewhere a short value may be an id the tool found (chapter 08): not looked for
+        assert status(text, "echo", arguments=arguments) != "fail"
 
 
 @pytest.mark.parametrize("text, arguments", [
@@ -118,7 +122,7 @@ def test_every_value_of_three_characters_or_more_is_looked_for(text, arguments):
     ("Argument limit must be at most 500.", {"limit": 501}),
 ])
 def test_a_value_that_does_not_come_back_passes(text, arguments):
-    assert status(text, "echo", arguments=arguments) == "pass"
+    assert status(text, "echo", arguments=arguments, short_echoes=True) == "pass"
 
 
 @pytest.mark.parametrize("text, arguments, schema, verdict", [

@@ -15,8 +15,8 @@ from .internals import Internal, find_each, plain
 
 __all__ = ["ECHO_MIN_CHARS", "ECHO_RUN_CHARS", "Echo", "callers_own", "find_echo", "looked_for", "values"]
 
-ECHO_MIN_CHARS = 3  # an argument's value this long or longer, found whole in the answer, is an echo
-ECHO_RUN_CHARS = 12  # and so is a run this long of a longer value (an answer may cut or wrap it)
+ECHO_MIN_CHARS = 3  # with short echoes looked for: a value this long or longer, found whole in the answer, is an echo
+ECHO_RUN_CHARS = 12  # always: a run this long of a value found in the answer is an echo (an answer may cut or wrap it)
 _SCAN = 100_000  # characters of the answer searched, and of each argument value
 
 # pydantic's dump repeats the input it refused: `input_value='ten'`, `input_value=0`, `input_value={...}`
@@ -37,8 +37,8 @@ _FILE_ERRNOS = frozenset("ENOENT EACCES EPERM EEXIST ENOTDIR EISDIR ENOTEMPTY EN
 
 @dataclass(frozen=True)
 class Echo:
-    """Where an echo was found: the argument (its top-level name) and how (the whole value, a run of it, or
-    pydantic's input_value)."""
+    """Where an echo was found: the argument (its top-level name) and how: "run" (ECHO_RUN_CHARS of it, verbatim), or
+    in words (the whole value; pydantic's input_value)."""
 
     argument: str
     how: str
@@ -67,10 +67,11 @@ def _whole(value: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(value)}(?![A-Za-z0-9_])", flags)
 
 
-def find_echo(haystack: str, arguments: object, own: str) -> Echo | None:
-    """The first argument value that comes back in `haystack`: pydantic's input_value of any value, a whole value of
-    ECHO_MIN_CHARS or more, or a run of ECHO_RUN_CHARS of a longer one. `own` is the tool's own words (its schema):
-    a value found there too is the tool's vocabulary, not an echo."""
+def find_echo(haystack: str, arguments: object, own: str, *, short: bool = False) -> Echo | None:
+    """The first argument value that comes back in `haystack`: pydantic's input_value of any value (a validation
+    dump repeats what it refused), a run of ECHO_RUN_CHARS of a value, and with `short` a whole value of
+    ECHO_MIN_CHARS or more. `own` is the tool's own words (its schema): a value found there too is the tool's
+    vocabulary, not an echo."""
     given = list(values(arguments))
     for dumped in _INPUT_VALUE.finditer(haystack):
         for path, value in given:
@@ -80,7 +81,7 @@ def find_echo(haystack: str, arguments: object, own: str) -> Echo | None:
     grams: set[str] | None = None
     for path, value in given:
         text = _as_text(value)
-        if len(text) < ECHO_MIN_CHARS:
+        if len(text) < (ECHO_MIN_CHARS if short else ECHO_RUN_CHARS):
             continue
         if len(text) < ECHO_RUN_CHARS:
             pattern = _whole(text)
@@ -92,13 +93,13 @@ def find_echo(haystack: str, arguments: object, own: str) -> Echo | None:
         for i in range(len(text) - ECHO_RUN_CHARS + 1):
             gram = text[i:i + ECHO_RUN_CHARS]
             if gram in grams and gram not in own:
-                return Echo(path, f"{ECHO_RUN_CHARS} or more of its characters come back verbatim")
+                return Echo(path, "run")
     return None
 
 
-def looked_for(arguments: object) -> bool:
+def looked_for(arguments: object, *, short: bool = False) -> bool:
     """Whether any argument value is long enough for the echo rule to look for it."""
-    return any(len(_as_text(v)) >= ECHO_MIN_CHARS for _, v in values(arguments))
+    return any(len(_as_text(v)) >= (ECHO_MIN_CHARS if short else ECHO_RUN_CHARS) for _, v in values(arguments))
 
 
 def _parts(name: str) -> set[str]:

@@ -98,12 +98,16 @@ def server_score(tool_scores: Iterable[float | None]) -> float | None:
 
 
 def judge(text: str, *, is_error: bool | None = None, arguments: object = None,
-          schema: Mapping[str, object] | None = None, canary: str | None = None) -> Judgement:
+          schema: Mapping[str, object] | None = None, canary: str | None = None,
+          short_echoes: bool = False) -> Judgement:
     """Judge one answer against the contract's rules.
 
     text: what the model reads. is_error: the flag the answer came with (None: not known). arguments: the call's
     arguments (None: not known). schema: the tool's input schema (None: not known). canary: a marker planted in the
-    arguments, whose return proves an echo. An answer returned as a success is judged on is_error alone.
+    arguments, whose return proves an echo. short_echoes: look for every value of ECHO_MIN_CHARS or more, not only
+    runs of ECHO_RUN_CHARS: right where every value sent is known to be unvalidated (the audit's failing calls, whose
+    values it made up); elsewhere a short value may be an id the tool found, which a reply may name (chapter 08).
+    An answer returned as a success is judged on is_error alone.
     """
     if not isinstance(text, str):
         raise AtlasKitTypeError(f"judge() takes the answer's text, a str; got {type(text).__name__}. Join its text blocks first.")
@@ -115,9 +119,9 @@ def judge(text: str, *, is_error: bool | None = None, arguments: object = None,
     found = schema.get("properties") if isinstance(schema, Mapping) else None
     props = tuple(str(p) for p in found) if isinstance(found, Mapping) else ()  # the tool's argument names
     empty = Verdict("echo", "n/a", "the answer is empty: nothing here to judge") if not text.strip() else None
-    verdicts = (_is_error(is_error), _structure(structure, body), _code(structure, body, text),
-                _retryable(structure, body, text), _next(structure, body, text, props),  # an empty answer: no echo,
-                empty or _echo(text, body, arguments, schema, canary),  # internals or length there to pass
+    verdicts = (_is_error(is_error), _structure(structure, body), _code(structure, body, text),  # an empty answer:
+                _retryable(structure, body, text), _next(structure, body, text, props),  # no echo, internals or
+                empty or _echo(text, body, arguments, schema, canary, short_echoes),  # length there to pass
                 replace(empty, rule="internals") if empty else _internals(text, arguments, schema),
                 replace(empty, rule="length") if empty else _length(tokens))
     return Judgement(verdicts, structure, tokens)
@@ -255,20 +259,25 @@ def _contract_next(nxt: Mapping[str, object], code: object, props: tuple[str, ..
 
 
 def _echo(text: str, body: Mapping[str, object], arguments: object, schema: Mapping[str, object] | None,
-          canary: str | None) -> Verdict:
+          canary: str | None, short: bool) -> Verdict:
     strings = (v for _, v in values(dict(body)) if isinstance(v, str))  # a JSON body's strings, unescaped
     haystack = "\n".join([text[:_ECHO_SCAN], *strings])[:2 * _ECHO_SCAN]
     if canary and canary.lower() in haystack.lower():
         return Verdict("echo", "fail", "the canary planted in the arguments came back: whatever an argument says "
                                        "reaches the model as the tool's own words")
-    found = find_echo(haystack, arguments, json.dumps(schema, ensure_ascii=False) if schema else "")
-    if found is not None:  # the tool's own words (its schema) are no echo: find_echo leaves them out
+    found = find_echo(haystack, arguments, json.dumps(schema, ensure_ascii=False) if schema else "", short=short)
+    if found is not None and found.how == "run":  # the tool's own words (its schema) are no echo: find_echo
+        return Verdict("echo", "fail", f"{ECHO_RUN_CHARS} or more characters of argument {_shown(found.argument)} "
+                                       "came back verbatim")  # leaves them out
+    if found is not None:
         return Verdict("echo", "fail", f"argument {_shown(found.argument)} came back: {found.how}")
-    if not looked_for(arguments) and not canary:
-        return Verdict("echo", "n/a", f"nothing to look for: no canary, no argument value of {ECHO_MIN_CHARS}+ "
-                                      "characters")
-    return Verdict("echo", "pass", "no argument value came back (whole, in a run of "
-                                   f"{ECHO_RUN_CHARS} characters, or in a validation dump), nor a canary")
+    least = ECHO_MIN_CHARS if short else ECHO_RUN_CHARS
+    if not looked_for(arguments, short=short) and not canary:
+        return Verdict("echo", "n/a", f"nothing to look for: no canary, no argument of {least}+ characters")
+    if short:
+        return Verdict("echo", "pass", f"no canary, and no argument value came back (whole, as a run of "
+                                       f"{ECHO_RUN_CHARS} characters, or in a validation dump)")
+    return Verdict("echo", "pass", f"no canary and no run of {ECHO_RUN_CHARS} characters of any argument came back")
 
 
 def _internals(text: str, arguments: object, schema: Mapping[str, object] | None) -> Verdict:

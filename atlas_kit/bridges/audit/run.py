@@ -165,7 +165,7 @@ def judged(case: Case, tool: ToolInfo, reply: Reply) -> Outcome:
                        reply, origin=origin)
     planted = CANARY in json.dumps(case.arguments, ensure_ascii=False)  # only a case that carries it can echo it
     j = judge(reply.text, is_error=True if disguised else reply.is_error, arguments=case.arguments,
-              schema=tool.input_schema, canary=CANARY if planted else None)
+              schema=tool.input_schema, canary=CANARY if planted else None, short_echoes=True)  # values it made up
     why = ("an error returned as a success (isError false): the model reads it as the tool's answer, not a failure"
            if disguised else
            f"answered with a JSON-RPC error ({reply.code}) instead of a result with isError: the MCP spec (SEP-1303) "
