@@ -76,7 +76,7 @@ class McpTarget:
         self.notes: list[str] = []
         self._junk_before = 0
         self._confine = not network and command is not None
-        self.network = ("allowed (side effects are allowed)" if network else
+        self.network = ("allowed (--allow-network or --allow-side-effects)" if network else
                         "not blocked: the server runs elsewhere (--url), out of the audit's reach" if url is not None
                         else "not blocked: the server runs in this process")
 
