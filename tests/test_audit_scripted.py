@@ -173,7 +173,8 @@ def test_the_network_is_left_alone_when_allowed_and_said_where_it_cannot_be_bloc
     from atlas_kit.bridges.audit.mcp_target import McpTarget
 
     allowed = McpTarget(command=["server"], network=True)
-    assert allowed._confined(["server"], {}) == (["server"], {}) and allowed.network.startswith("allowed")
+    assert not allowed._confine and allowed.network.startswith("allowed")
+    assert McpTarget(command=["server"], network=False)._confine
     assert McpTarget(url="http://127.0.0.1:9/mcp", network=False).network.startswith("not blocked")
 
 

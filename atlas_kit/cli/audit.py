@@ -55,8 +55,9 @@ def add_audit_parser(sub: Commands) -> None:
     audit = sub.add_parser(
         "audit", help="score any MCP server's (or Python tools') errors against the error contract",
         description="List the target's tools, make failing calls from each input schema (each required argument "
-                    "missing, a wrong type, an unknown argument, a value outside an enum, a string past its maxLength, "
-                    "a canary), judge every answer with the contract's rubric, and print a rule × tool table.",
+                    "missing, a wrong type, an unknown argument, a value outside an enum, a number past its bounds, a "
+                    "string its pattern or format refuses, a string past its maxLength, a canary), judge every answer "
+                    "with the contract's rubric, and print a rule × tool table and the author's part of the score.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     audit.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
                        help="the MCP server to run over stdio, after `--`")

@@ -122,7 +122,7 @@ def _resource_kinds(name: str, schema: object) -> set[str]:
 
 
 def callers_own(text: str, arguments: object, schema: Mapping[str, object] | None) -> list[Internal]:
-    """The internals in `text` that are not the caller's own. A path or URL is the caller's when a value of an argument
+    """The internals in `text` that are not the caller's own, the first of each kind (as find_internals gives them). A path or URL is the caller's when a value of an argument
     that holds a path or a URL sits inside it (the caller's file, resolved in the folder the server serves; the page
     the caller asked for). For a tool that takes a path, a file errno (ENOENT) is the file API's word for the caller's
     file; for a tool that takes a URL, an HTTP status is the fetched page's own answer."""
@@ -138,7 +138,7 @@ def callers_own(text: str, arguments: object, schema: Mapping[str, object] | Non
     spans = [(m.start(), m.end()) for name, k in kinds.items() if k and isinstance(arguments, Mapping)
              for _, value in values(arguments.get(name)) if isinstance(value, str) and len(value.strip()) >= ECHO_MIN_CHARS
              for m in re.finditer(re.escape(plain(value.split()[0])), read)]
-    kept = []
+    kept: dict[str, Internal] = {}
     for internal, start, end in found:
         if internal.kind in ("file path", "URL") and any(a < end and b > start for a, b in spans):
             continue
@@ -146,5 +146,5 @@ def callers_own(text: str, arguments: object, schema: Mapping[str, object] | Non
             continue
         if internal.kind == "HTTP status" and "url" in takes:
             continue
-        kept.append(internal)
-    return kept
+        kept.setdefault(internal.kind, internal)
+    return list(kept.values())

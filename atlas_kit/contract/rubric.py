@@ -16,7 +16,6 @@ from typing import Iterable, Literal, Mapping, get_args
 
 from .errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode
 from .echo import ECHO_MIN_CHARS, ECHO_RUN_CHARS, callers_own, find_echo, looked_for, values
-from .internals import Internal
 from .naming import mentions_argument, named_arguments
 from ..types.tokens import estimate_tokens
 from .redaction import looks_secret, redact
@@ -281,19 +280,11 @@ def _echo(text: str, body: Mapping[str, object], arguments: object, schema: Mapp
 
 
 def _internals(text: str, arguments: object, schema: Mapping[str, object] | None) -> Verdict:
-    found = _first_of_each(callers_own(text, arguments, schema))
+    found = callers_own(text, arguments, schema)
     if not found and not looks_secret(text):
         return Verdict("internals", "pass", "no traceback, path, host, SQL, exception class, library dump, URL or key")
     what = [f"{f.kind} ({redact(f.excerpt)!r})" if i == 0 else f.kind for i, f in enumerate(found)] or ["a key"]
     return Verdict("internals", "fail", f"holds what belongs in the trace: {', '.join(what)}")
-
-
-def _first_of_each(found: Iterable[Internal]) -> list[Internal]:
-    """One internal per kind, the first, as find_internals gives them."""
-    first: dict[str, Internal] = {}
-    for f in found:
-        first.setdefault(f.kind, f)
-    return list(first.values())
 
 
 def _length(tokens: int) -> Verdict:

@@ -24,7 +24,7 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Tool
 
 from ...contract.redaction import hide_login, redact, secret_variable
 from ...types import JSONObject
-from .network import OFFLINE_ENV, netns_prefix
+from .network import OFFLINE_HINT, confined
 from .targets import ConnectFailure, Reply, ReplyKind, ToolInfo
 from ...types.exceptions import AtlasKitValueError
 
@@ -86,7 +86,9 @@ class McpTarget:
             self._check_command(self.command[0])
             self._stderr = self._stack.enter_context(tempfile.TemporaryFile(mode="w+", encoding="utf-8",
                                                                             errors="replace"))
-            argv, env = self._confined(self.command, self._environment())
+            argv, env = self.command, self._environment()
+            if self._confine:  # no network: in a namespace of its own, and `network` says whether that worked
+                argv, env, self.network = confined(argv, env)
             params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
             client = Client(stdio_client(params, errlog=self._stderr), read_timeout_seconds=self.connect_timeout)
         elif self.server is not None:
@@ -110,26 +112,10 @@ class McpTarget:
         passed = {k: v for k, v in os.environ.items() if k in self.keep or not secret_variable(k, v)}
         return {**passed, **(self.env or {})}
 
-    def _confined(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
-        """The command and environment as run: with network=False, inside a network namespace, its package runners
-        told to use their caches; `network` says which."""
-        if not self._confine:
-            return argv, env
-        prefix = netns_prefix()
-        if not prefix:
-            self.network = ("not blocked: no network namespace could be made here (it needs Linux, unshare and user "
-                            "namespaces); a tool that reaches the network may have done so")
-            return argv, env
-        self.network = "blocked: the server ran in a network namespace of its own (unshare), with no route out"
-        return [*prefix, *argv], {**OFFLINE_ENV, **env}
-
     def stderr_text(self) -> str:
         """The last 20,000 characters the server wrote on stderr (read to find a network attempt)."""
-        if self._stderr is None:
-            return ""
         try:
-            self._stderr.seek(0)
-            return self._stderr.read()[-20_000:]
+            return "" if self._stderr is None or self._stderr.seek(0) else self._stderr.read()[-20_000:]
         except (OSError, ValueError):
             return ""
 
@@ -181,9 +167,7 @@ class McpTarget:
         if self._lines.not_json:
             return ("not an MCP server: it wrote text that is not JSON-RPC on stdout (an MCP server over stdio writes "
                     "only JSON-RPC there; logs go to stderr).")
-        offline = (" It ran with no network (side effects are off): a server that installs itself as it starts "
-                   "(npx, uvx) needs its package cached first, or pass --allow-network.") \
-            if self.network.startswith("blocked") else ""
+        offline = OFFLINE_HINT if self.network.startswith("blocked") else ""
         if CONNECTION_CLOSED in codes:
             return f"the server exited at start, before the MCP handshake{said}.{offline}"
         if codes - {REQUEST_TIMEOUT}:
@@ -196,13 +180,7 @@ class McpTarget:
         return f"could not connect: {type(leaves[0]).__name__ if leaves else 'unknown error'}{said}."
 
     def _stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        try:
-            self._stderr.seek(0)
-            lines = [line.strip() for line in self._stderr.read()[-4000:].splitlines() if line.strip()]
-        except (OSError, ValueError):
-            return ""
+        lines = [line.strip() for line in self.stderr_text()[-4000:].splitlines() if line.strip()]
         return f"; its last words on stderr: {redact(lines[-1])[:160]!r}" if lines else ""
 
     async def list_tools(self) -> list[ToolInfo]:

@@ -15,11 +15,14 @@ from typing import Iterable
 
 from .outcomes import Outcome
 
-__all__ = ["OFFLINE_ENV", "netns_prefix", "tried_network"]
+__all__ = ["OFFLINE_ENV", "OFFLINE_HINT", "confined", "netns_prefix", "tried_network"]
 
 # Package runners told to use their caches: in a namespace with no network, `npx -y` would otherwise retry the
 # registry for minutes before starting a server it already has (measured: 141 s against 1.1 s with these).
 OFFLINE_ENV = {"npm_config_offline": "true", "UV_OFFLINE": "1", "PIP_NO_INDEX": "1"}
+
+OFFLINE_HINT = (" It ran with no network (side effects are off): a server that installs itself as it starts (npx, "
+                "uvx) needs its package cached first, or pass --allow-network.")
 
 # What a blocked attempt looks like from the inside: Node's and Python's words for no route and no name lookup.
 _TRIED = re.compile(r"\b(?:ENETUNREACH|EAI_AGAIN|ENOTFOUND|EHOSTUNREACH|getaddrinfo)\b|Network is unreachable|"
@@ -41,6 +44,17 @@ def netns_prefix() -> tuple[str, ...]:
         if done.returncode == 0:
             return prefix
     return ()
+
+
+def confined(argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str], str]:
+    """A command and its environment run with no network: inside a network namespace, its package runners told to
+    use their caches; and the report's line on whether that worked."""
+    prefix = netns_prefix()
+    if not prefix:
+        return argv, env, ("not blocked: no network namespace could be made here (it needs Linux, unshare and user "
+                           "namespaces); a tool that reaches the network may have done so")
+    return ([*prefix, *argv], {**OFFLINE_ENV, **env},
+            "blocked: the server ran in a network namespace of its own (unshare), with no route out")
 
 
 def tried_network(outcomes: Iterable[tuple[str, Outcome]], stderr: str, *, blocked: bool) -> list[str]:
