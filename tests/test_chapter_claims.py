@@ -802,7 +802,7 @@ def test_ch10_the_audit_table_reads_as_the_prose_says():
     assert "the contract fails: no rule, on any answer" in out and "The contract passes every rule on every answer" in said
     assert score["raw"] < score[server] < score["plain"] and "scores between raw and plain" in said
     assert all(pct(r, server) > 0 for r in ("echo", "internals", "length")) and "it echoes, leaks internals and runs long" in said
-    assert "recorded 2026-12-01" in out and "2026.10.19" in server
+    assert "recorded 2026-12-06" in out and "2026.10.19" in server
 
 
 def test_ch10_the_audits_bounds_and_limits_in_the_prose_are_the_librarys():

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Iterator, Literal, get_args
 
 from ..types.memo import text_memo
 
-__all__ = ["INTERNALS", "Internal", "InternalKind", "SCAN_CHARS", "find_internals", "has_internals", "plain"]
+__all__ = ["INTERNALS", "Internal", "InternalKind", "SCAN_CHARS", "find_each", "find_internals", "has_internals", "plain"]
 
 InternalKind = Literal["traceback", "file path", "host", "SQL", "database error code", "OS error code",
                        "exception class", "validation dump", "URL", "HTTP status", "HTML", "protocol error code",
@@ -55,7 +55,7 @@ _PATTERNS: tuple[tuple[InternalKind, str], ...] = (
             r"(?i:\bsyntax error at or near\b|\bviolates (?:check|unique|foreign key|not-null) constraint\b|"
             r"\brelation \"[\w.]+\" does not exist\b|\bduplicate key value\b)"),
     ("database error code", r"\bORA-\d{4,5}\b|(?i:\bSQLSTATE\b)|\bERROR \d{4} \(\w{5}\)|\bE11000\b"),
-    ("OS error code", r"\[Errno \d+\]|\b(?:ENOENT|EACCES|EPERM|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EEXIST|ENOTDIR|"
+    ("OS error code", r"\[Errno -?\d+\]|\b(?:ENOENT|EACCES|EPERM|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EEXIST|ENOTDIR|"
                       r"EISDIR|ENOTEMPTY|ENAMETOOLONG|ELOOP|EROFS|ENOSPC|EADDRINUSE|EPIPE|ENOTFOUND|EAI_AGAIN|EMFILE|EBUSY)\b"),
     ("validation dump", r"(?i:errors\.pydantic\.dev|for further information visit\b|\b\d+ validation errors? for\b|"
                         r"\binput_value=|\[type=[a-z_]+,|\bfailed validating\b|\bon instance\[|\bZodError\b|"
@@ -116,3 +116,11 @@ def find_internals(text: str) -> tuple[Internal, ...]:
         kind = _kind(match)
         found.setdefault(kind, Internal(kind, match.group(0)[:60]))
     return tuple(found.values())
+
+
+def find_each(text: str) -> Iterator[tuple[Internal, int, int]]:
+    """Every internal in `text` (its first SCAN_CHARS characters, read plain), in order, each with where it starts and
+    ends in plain(text): a reader that must tell one match from another of the same kind (rubric.py: the caller's own
+    path against the server's) reads them all."""
+    for match in INTERNALS.finditer(plain(text[:SCAN_CHARS])):
+        yield Internal(_kind(match), match.group(0)[:60]), match.start(), match.end()
