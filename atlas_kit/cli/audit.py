@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..bridges.audit.targets import Target
 
 from .args import Commands, _csv, _one_line, _positive, _seconds
+from .paths import output_argument
 from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["add_audit_parser", "audit_command"]
@@ -67,8 +68,8 @@ def add_audit_parser(sub: Commands) -> None:
     audit.add_argument("--cases", type=Path, default=None, metavar="FILE",
                        help="your own failing calls, one JSON object a line: "
                             '{"tool": "...", "arguments": {...}, "why": "..."}')
-    audit.add_argument("--json", type=Path, default=None, metavar="FILE", help="write every case and verdict as JSON")
-    audit.add_argument("--html", type=Path, default=None, metavar="FILE", help="write the report as an HTML page")
+    output_argument(audit, "--json", kind="file", metavar="FILE", help="write every case and verdict as JSON")
+    output_argument(audit, "--html", kind="file", metavar="FILE", help="write the report as an HTML page")
     audit.add_argument("--min-score", type=_score, default=None, metavar="N",
                        help="exit 1 if the server scores below N (0 to 100)")
     audit.add_argument("--fail-on", type=_rules, default=[], metavar="RULES",
@@ -123,6 +124,9 @@ def _target(args: argparse.Namespace) -> Target:
     if len(chosen) != 1:
         raise AtlasKitValueError(f"give exactly one target: -- COMMAND [ARGS...], --url URL or --python MODULE:ATTR "
                          f"(got {', '.join(chosen) or 'none'}).")
+    if args.env and not command:
+        raise AtlasKitValueError("--env passes a variable to a server audit starts (-- COMMAND); a --url or --python "
+                                 "target gets none, so drop --env.")
     if args.python:
         from ..bridges.audit.python_target import PythonTarget
 
