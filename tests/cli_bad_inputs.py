@@ -87,7 +87,8 @@ def _grade(f: dict[str, str]) -> list[Case]:
                     [(" ".join(extra), extra) for extra in plain] + [
         ("--chapter empty", ["--chapter", ""]), ("unknown flag", ["--bogus"]),
         ("--out an existing file", ["--out", f["file"]]), ("--out under a file", ["--out", f["under"]]),
-        ("--out in /sys", ["--out", f["sys"]]), ("--solutions missing", ["--solutions", f"{f['tmp']}/nowhere"]),
+        ("--out in /sys", ["--out", f["sys"]]), ("--out too long to look up", ["--out", f"{f['tmp']}/{'x' * 5000}"]),
+        ("--solutions missing", ["--solutions", f"{f['tmp']}/nowhere"]),
         ("--solutions a file", ["--solutions", f["file"]]),
     ])
     return graded + _named("grade", [], [
@@ -104,7 +105,8 @@ def _transcripts(f: dict[str, str]) -> list[Case]:
         ("--out an existing file", ["--out", f["file"]]), ("--out under a file", ["--out", f["under"]]),
         ("--out in /sys", ["--out", f["sys"]]),
     ])
-    return read + _named("transcripts", [], [("with no file", []), ("a missing file", [f"{f['tmp']}/nowhere.json"])])
+    return read + _named("transcripts", [], [("with no file", []), ("a missing file", [f"{f['tmp']}/nowhere.json"]),
+                                             ("a file name too long to look up", [f"{f['tmp']}/{'x' * 5000}.json"])])
 
 
 def _audit(f: dict[str, str]) -> list[Case]:

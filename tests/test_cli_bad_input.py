@@ -193,6 +193,7 @@ def test_generated_bad_arguments_get_one_line_and_exit_2(data: st.DataObject, pl
         _bad(KINDS[command, flag], places, CHOICES[command, flag]).map(lambda value: [flag, value]),
         st.just([flag]),  # the value left out
         st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=10).map(lambda w: [f"--zz{w}"]),  # no such option
+        st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=10).map(lambda w: [f"zz{w}"]),  # a stray word
     ), label="bad piece")
     # An option given twice takes its last value, so a bad value goes after the base's; an unknown option anywhere.
     at = len(base) if piece[0] == flag else data.draw(st.integers(0, len(base)), label="where")
@@ -261,6 +262,22 @@ def test_the_kernel_s_filesystems_are_found_in_the_mount_table(tmp_path: Path, m
     assert paths.file_problem(spaced / "sys" / "fs" / "a.json").startswith(f"{spaced}/sys/fs is the kernel's")
     monkeypatch.setattr(paths, "_MOUNTS", tmp_path / "no-such-table")  # not Linux: judged by the folder alone
     assert paths.folder_problem(spaced / "sys" / "results") == ""
+
+
+def test_a_read_only_or_unwritable_folder_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from atlas_kit.cli import paths
+
+    class ReadOnly:
+        f_flag = os.ST_RDONLY
+
+    with monkeypatch.context() as patched:
+        patched.setattr(paths.os, "statvfs", lambda _: ReadOnly())
+        assert paths.folder_problem(tmp_path / "out").endswith("is on a read-only filesystem; give a folder you can "
+                                                               "write to.")
+    monkeypatch.setattr(paths.os, "access", lambda *_: False)  # what a folder of someone else's says to a user
+    assert paths.folder_problem(tmp_path / "out") == f"{tmp_path} is not writable; give a folder you can write to."
+    (tmp_path / "kept.json").write_text("{}")
+    assert paths.file_problem(tmp_path / "kept.json") == "is not writable; give a file you can write to."
 
 
 def test_an_output_check_creates_nothing(tmp_path: Path) -> None:

@@ -151,13 +151,14 @@ def main(argv: list[str] | None = None) -> int:
     for what it was given. Anything else is a bug, and keeps its traceback."""
     parser = build_parser()
     given = sys.argv[1:] if argv is None else argv
+    prog = f"atlas-kit {given[0]}" if given and given[0] in COMMANDS else "atlas-kit"
     hidden = unprintable_argument(given)
     if hidden:  # before parsing: argparse would echo it in some of its own messages
-        refuse(f"atlas-kit {given[0]}" if given[0] in COMMANDS else "atlas-kit", hidden)
+        refuse(prog, hidden)
     try:
         args, extra = parser.parse_known_args(given)
     except OSError as err:  # a type that looked a path up: a name too long for the file system
-        parser.error(f"{_one_line(err)}; give another path.")
+        refuse(prog, f"{_one_line(err)}; give another path.")
     if extra:  # said by the command's name, so the line points at the --help that lists its options
         refuse(f"atlas-kit {args.command}", f"unrecognized arguments: {' '.join(extra)}")
     problem = output_problem(args)
