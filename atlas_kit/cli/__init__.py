@@ -1,7 +1,8 @@
 """The `atlas-kit` command: run the course offline, and run experiments into a results folder.
 
 Argument parsing and printing only; the work lives in experiments, metrics and charts. This file builds the
-parser; each command's handler has its module (course, experiment, mcp, grade) and args.py the shared types.
+parser and runs a command; each command's handler has its module (course, experiment, mcp, grade, transcripts,
+audit), args.py the parser class and shared types, paths.py the check of where a command writes.
 """
 from __future__ import annotations
 
