@@ -47,7 +47,7 @@ def _experiment(f: dict[str, str]) -> list[Case]:
     plain = [["--trials"], ["--trials", "0"], ["--trials", "x"], ["--trials", "-1"], ["--trials", "inf"],
              ["--first-seed", "-2"], ["--first-seed", "1.5"], ["--styles", "fancy"], ["--tickets", "T99"],
              ["--faults", "maybe"], ["--budget", "inf"], ["--budget", "nan"], ["--budget", "-5"],
-             ["--concurrency", "0"], ["--name", "../x"], ["--profile", "reckless"], ["--via", "carrier-pigeon"],
+             ["--concurrency", "0"], ["--max-tokens", "0"], ["--name", "../x"], ["--profile", "reckless"], ["--via", "carrier-pigeon"],
              ["--preset", "nope"]]
     return _named("experiment", run, [(" ".join(extra), extra) for extra in plain] + [
         ("unknown flag", ["--bogus"]),

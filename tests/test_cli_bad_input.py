@@ -111,7 +111,7 @@ KINDS: dict[tuple[str, str], str] = {
         ("--model", "name"), ("--base-url", "name"), ("--styles", "list:styles"), ("--trials", "count"),
         ("--first-seed", "seed"), ("--out", "out-folder"), ("--name", "name"), ("--tickets", "list:tickets"),
         ("--faults", "list:on_off"), ("--loop-breaker", "list:on_off"), ("--profile", "name"),
-        ("--concurrency", "count"),
+        ("--concurrency", "count"), ("--max-tokens", "count"),
         ("--cassette", "in-file"), ("--record", "out-file"), ("--budget", "dollars"), ("--via", "choice"),
         ("--preset", "name")]},
     **{("course", f): k for f, k in [("--out", "out-folder"), ("--chapters", "in-folder"), ("--jobs", "count")]},
