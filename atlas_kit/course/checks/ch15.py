@@ -175,6 +175,11 @@ def _call_tool(fn: object) -> str | Finding | None:
             return f"For {what} the text should be the contract body with error {code!r}; return mcp_result(out, 'contract')."
         if result.get("structuredContent") != body:
             return f"For {what} structuredContent should hold the same body as the text; build the result with mcp_result."
+    return _unknown_tool(unknown)
+
+
+def _unknown_tool(unknown: JSONObject | MCPError) -> str | Finding | None:
+    """The protocol error for a tool the server lacks: its code, the tools named, no echo, no contradiction."""
     if isinstance(unknown, dict):
         return ("An unknown tool came back as a result; the spec makes it a protocol error: raise "
                 "MCPError(INVALID_PARAMS, ...) before dispatching.")
