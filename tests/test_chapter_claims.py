@@ -166,7 +166,8 @@ CLAIMS = [
     Claim("02", r"The stand-in is built to switch to the tool `next` names, with the invoice and the amount in `reason`",
           'print(runs["contract"])', shows=(r"tool call: escalate_to_human\(.*INV-20411", r"assistant: .*will reply to the customer")),
     Claim("02", r"whether it passes on the contract's request to check the number", 'said = runs["contract"].final_text',
-          shows=(r"No account matches account_id", r"asks the customer to check the number: (?:True|False)", r"graded correct: (?:True|False)"),
+          shows=(r"The account was not found", r"asks the customer to check the number: (?:True|False)",
+                 r"graded correct: (?:True|False)"),
           holds=lambda out: "graded correct: False" in out or "check the number: True" in out),
     Claim("02", r"The first 429 reaches the model as `upstream_unavailable`, branch `stop`: when the stand-in runs, it is built to follow",
           "no_retry = run_agent", shows=(r"errors the model saw: \['upstream_unavailable'\]", r"couldn't look up order ORD-77140")),
@@ -334,8 +335,8 @@ CLAIMS = [
     Claim("09", r"The harness gives up on the first attempt without waiting", '"| clock:", s.world.clock',
           shows=(r"\[\('escalate_to_human', 1, None\)\] \| clock: 0\.0",)),
     Claim("09", r"so a person is the one thing the harness cannot offer here", '"| clock:", s.world.clock',
-          shows=(r"The escalate_to_human service is not responding right now\. I could not confirm whether it reached a "
-                 r"person\.\n", r"Grade\(correct=True"),
+          shows=(r"I tried to pass this to a person: I could not confirm whether it reached a person\. Please write to us "
+                 r"again later if you do not hear from us\.\n", r"Grade\(correct=True"),
           holds=lambda out: "on our team if you would like" not in out),
     # 10
     Claim("10", r"The four refusals reach the model whether they fire once or always", "found.setdefault(",
