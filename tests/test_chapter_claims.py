@@ -1077,3 +1077,29 @@ def test_ch16_every_model_behaviour_sentence_is_labelled_as_this_files_observati
     said = _said(CH16, "Every figure below is computed from this file")
     assert all(part in said for part in ("observation", "one model (gpt-4o)", "one domain (airline)"))
     assert "an observation of that file" in _said(CH16, "## Summary")
+
+
+# --- chapters 01, 11 and 16: the published transcripts' sizes, as the prose states them, are the data's ------------
+
+
+@pytest.mark.parametrize("number", ["01", "11", "16"])
+def test_the_published_transcripts_sizes_in_the_prose_are_the_shipped_data_s(number):
+    from atlas_kit.transcripts import agentdojo_runs, read_transcripts, tau_bench_airline
+
+    prose = _prose(_markdown(number))
+    dojo = read_transcripts([agentdojo_runs()]).episodes
+    tau = read_transcripts([tau_bench_airline()]).episodes
+    words = {2: "two", 3: "three", 4: "four"}
+    said = {  # each phrase, and what the data says in its place
+        r"(?<!other )\b(\d+) (?:real )?models (?:on|at once|did)\b": str(len({e.model for e in dojo})),
+        r"the other (\d+) models": str(len({e.model for e in dojo}) - 1),
+        r"(?:the same|models on) (\d+) tasks": str(len({e.task_id for e in dojo})),
+        r"(\d+) tasks, (?:four|\w+) trials each": str(len({e.task_id for e in tau})),
+        r"\d+ tasks, (\w+) trials each": words[len({e.trial for e in tau})],
+    }
+    found = 0
+    for pattern, truth in said.items():
+        for m in re.finditer(pattern, prose):
+            found += 1
+            assert m.group(1) == truth, f"chapter {number} says {m.group(0)!r}; the shipped data has {truth}"
+    assert found >= 2, f"chapter {number} no longer states the transcripts' sizes this test reads"
