@@ -99,7 +99,8 @@ def test_an_interrupted_and_resumed_sweep_pays_for_exactly_the_calls_a_clean_run
         child = subprocess.Popen([sys.executable, "-c", CHILD, *_argv(tmp_path / "cut")], env=_env(api),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
         deadline = time.monotonic() + 60
-        while (not out.exists() or out.read_bytes().count(b"\n") < 3 or billed.busy < 2) and time.monotonic() < deadline:
+        while (not out.exists() or out.read_bytes().count(b"\n") < 3 or billed.busy < 2) \
+                and time.monotonic() < deadline:
             assert child.poll() is None, child.communicate()
             time.sleep(0.005)
         child.send_signal(sig)  # with finished episodes on disk, and calls in flight at the server
@@ -179,7 +180,8 @@ def test_a_call_still_in_flight_when_the_wait_ends_is_cut_off_counted_in_the_res
         billed.holding = False
         paid_cut = len(api.messages) - paid_clean
         message = str(stopped.value)
-        assert "1 call(s) cut off in flight, about $" in message and "counted in the results against the budget" in message
+        assert "1 call(s) cut off in flight, about $" in message
+        assert "counted in the results against the budget" in message
         [line] = [r for r in _lines(out) if r["api_failure"] == "interrupted"]
         assert line["stop_reason"] == "api_failure" and line["ticket"] == "T02" and "cut off" in line["api_error"]
         [body] = billed.held  # estimated high: the request's size, and every output token it allowed

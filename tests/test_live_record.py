@@ -54,7 +54,8 @@ def test_a_cassette_recording_would_change_is_refused_with_one_line_before_anyth
     cassette = tmp_path / "class.json"
     assert _record(tmp_path, "T01,T04", "first", cassette) == 0
     says = {"episodes it holds": "already holds 2 of the episodes this sweep would record (the first: ",
-            "read-only": "is read-only; a recording adds to a cassette and never overwrites one that is write-protected",
+            "read-only": "is read-only; a recording adds to a cassette and never overwrites one that is "
+                         "write-protected",
             "not a cassette": "holds a file that is not an atlas_kit cassette",
             "another model": "holds calls of claude-opus-4-1, and this run records claude-sonnet-5-5",
             "empty file": "holds a file that is not an atlas_kit cassette"}[case]
@@ -105,7 +106,8 @@ def test_a_cassette_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(os, "replace", full)
-    grown = Cassette(model=MODEL, recorded_on="2026-01-02", entries=[{"fingerprint": "f", "request": {}, "response": {}}])
+    entry = {"fingerprint": "f", "request": {}, "response": {}}
+    grown = Cassette(model=MODEL, recorded_on="2026-01-02", entries=[entry])
     with pytest.raises(OSError):
         grown.save(cassette)
     assert cassette.read_bytes() == kept and [p.name for p in tmp_path.iterdir()] == ["class.json"]

@@ -70,7 +70,8 @@ _PATTERNS: tuple[tuple[InternalKind, str], ...] = (
                         r"(?-i:\b(?:KeyboardInterrupt|SystemExit|GeneratorExit|StopIteration|StopAsyncIteration"
                         r"|[A-Z][A-Za-z0-9]*Warning)\b)|"
                         r"(?-i:\b[A-Z][A-Za-z0-9]{0,63}[a-z0-9][A-Z][A-Za-z0-9]{0,63}(?=:(?:\s|$)))|"
-                        r"(?-i:\b[a-z_][a-z0-9_]{0,63}(?:\.[a-z_][a-z0-9_]{0,63}){0,16}\.[A-Z][A-Za-z0-9]{0,63}(?=:(?:\s|$)))|"
+                        r"(?-i:\b[a-z_][a-z0-9_]{0,63}(?:\.[a-z_][a-z0-9_]{0,63}){0,16}\.[A-Z][A-Za-z0-9]{0,63}"
+                        r"(?=:(?:\s|$)))|"
                         r"(?i:exception:)|<class '[\w.]+'>"),
     ("HTTP status", r"\bHTTP(?:/\d(?:\.\d)?)?\s+[1-5]\d\d\b|\b[45]\d\d (?:Bad Request|Unauthorized|Forbidden|Not Found|"
                     r"Method Not Allowed|Conflict|Gone|Too Many Requests|Internal Server Error|Bad Gateway|"
@@ -88,7 +89,8 @@ _PATTERNS: tuple[tuple[InternalKind, str], ...] = (
     ("tenant id", r"(?i:\b(?:tenant|org|organi[sz]ation|workspace)[_-]?ids?\b)|"
                   r"(?-i:\b(?:tenant|org|organization|workspace)Ids?\b)|"
                   r"\b(?:org|tnt|tenant|wrkspc|workspace)_[A-Za-z0-9]{3,}\b|"
-                  r"(?i:\btenant\s*(?:[:=#]\s*[\"']?[\w.-]+|\s[\"'][^\"'\s]{1,64}[\"']|\s(?=[\w.-]{0,64}[0-9_-])[A-Za-z0-9][\w.-]{0,63}))"),
+                  r"(?i:\btenant\s*(?:[:=#]\s*[\"']?[\w.-]+|\s[\"'][^\"'\s]{1,64}[\"']"
+                  r"|\s(?=[\w.-]{0,64}[0-9_-])[A-Za-z0-9][\w.-]{0,63}))"),
 )
 
 KIND_WORDS: dict[InternalKind, str] = {

@@ -17,7 +17,8 @@ from ..contract.redaction import redact
 from ..models.pricing import run_cost_usd
 from ..models.resume import CallKeeper, CutCall, KeptCall
 from .episodes import Episode
-from .results import API_FAILURE, Condition, ResultsWriter, _record, _source_fields  # a record with no run, as harness's
+# A record with no run behind it is built as harness_record builds one.
+from .results import API_FAILURE, Condition, ResultsWriter, _record, _source_fields
 from ..types import Record, Source
 
 __all__ = ["INTERRUPTED", "cut_record", "keeper_for", "pending_path", "pending_usd", "read_pending", "settle",
@@ -65,12 +66,13 @@ def pending_usd(out: str | os.PathLike[str] | None) -> float:
 
 
 def write_pending(out: str | os.PathLike[str] | None, kept: Mapping[str, Sequence[KeptCall]]) -> None:
-    """Replace the file with these episodes' kept calls (written whole, then renamed); no episode, no file."""
+    """Replace the file with these episodes' kept calls, redacted (written whole, then renamed); no episode, no
+    file."""
     path = pending_path(out)
     if path is None:
         return
-    lines = [json.dumps({"key": key, "calls": list(calls)}, ensure_ascii=False, separators=(",", ":"))
-             for key, calls in kept.items() if calls]
+    lines = [json.dumps(redact({"key": key, "calls": list(calls)}), ensure_ascii=False, separators=(",", ":"))
+             for key, calls in kept.items() if calls]  # redacted like a cassette: a reply may quote a key
     if not lines:
         if path.exists():
             path.unlink()

@@ -72,6 +72,12 @@ class Stop:
         self.tasks.append(task)
         return task
 
+    def ended(self, key: str) -> None:
+        """An episode has its record: it is not cut, and its kept replies are dropped (the record carries them)."""
+        self.finished.add(key)
+        if self.keeper is not None:
+            self.keeper.forget(key)
+
     def cancel(self) -> None:
         for task in self.tasks:
             if not task.done():
@@ -160,7 +166,7 @@ async def arun_episodes(client: AsyncMessagesClient, episodes: Iterable[Episode]
                                              tag=tag)
             except Stopping:  # it asked for a call after the sweep began to stop: resumed next run
                 return None
-        stop.finished.add(episode.key)
+        stop.ended(episode.key)
         if guard is not None:
             guard.finish(record)
         done.append(record)

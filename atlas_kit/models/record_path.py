@@ -32,7 +32,8 @@ def cassette_to_extend(path: str | os.PathLike[str], *, model: str, server: str 
         held = Cassette.load(target)
     except AtlasKitValueError:
         raise AtlasKitValueError(f"{where} holds a file that is not an atlas_kit cassette; a recording adds to a "
-                                 "cassette and never replaces another file: give a new path. Nothing was sent.") from None
+                                 "cassette and never replaces another file: give a new path. Nothing was "
+                                 "sent.") from None
     if held.model != model or held.server != server:
         was = held.model + (f" on {held.server}" if held.server else "")
         now = model + (f" on {server}" if server else "")

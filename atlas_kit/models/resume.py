@@ -15,7 +15,6 @@ from typing import Callable, TypedDict
 
 import httpx2
 
-from ..contract.redaction import redact
 from ..types import JSONObject
 from ..types.tokens import request_tokens
 from .cassette import EPISODE_HEADER, fingerprint
@@ -24,7 +23,7 @@ __all__ = ["CallKeeper", "CutCall", "KeptCall", "KeepingTransport", "Stopping"]
 
 
 class KeptCall(TypedDict):
-    """One paid reply: the request's fingerprint, the response body (redacted), its usage and what it cost."""
+    """One paid reply: the request's fingerprint, the response body, its usage and what it cost."""
 
     fingerprint: str
     response: JSONObject
@@ -88,13 +87,18 @@ class CallKeeper:
         self.replayed_usd[episode] = self.replayed_usd.get(episode, 0.0) + call["cost_usd"]
         return call
 
+    def forget(self, episode: str) -> None:
+        """Drop a finished episode's replies: its record carries them now (what it replayed or left unused stays)."""
+        self.kept.pop(episode, None)
+
     def keep(self, episode: str, body: JSONObject, answer: JSONObject) -> None:
-        """Keep a paid reply, with its usage and cost (a body with no usable usage costs 0: the run refuses it)."""
+        """Keep a paid reply, with its usage and cost (a body with no usable usage costs 0: the run refuses it).
+        It is kept as it came, in memory; what writes it to disk redacts it (experiments/pending.py)."""
         usage = answer.get("usage")
         tokens = [usage.get(k) if isinstance(usage, dict) else 0 for k in ("input_tokens", "output_tokens")]
         used_in, used_out = (t if isinstance(t, int) and not isinstance(t, bool) and t >= 0 else 0 for t in tokens)
         self.kept.setdefault(episode, []).append(KeptCall(
-            fingerprint=fingerprint(body), response=redact(answer), input_tokens=used_in, output_tokens=used_out,
+            fingerprint=fingerprint(body), response=answer, input_tokens=used_in, output_tokens=used_out,
             cost_usd=self.price(used_in, used_out)))
 
     def cut_off(self, episode: str, body: JSONObject) -> None:
