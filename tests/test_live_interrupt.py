@@ -39,16 +39,19 @@ CHILD = ("import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_ha
 
 class Billed:
     """The stand-in behind the server, every call billed $0.03 and taking `pause` s; `busy` counts calls being
-    answered, and calls for which `hang(body)` is true wait until `release` is set."""
+    answered (`first_busy` those that are an episode's first), and calls for which `hang(body)` is true (while
+    `holding`) wait until `release` is set."""
 
     def __init__(self, pause: float = 0.15, hang=lambda body: False) -> None:
         self.stand_in, self.pause, self.hang, self.holding = OfflineModel(seed=0), pause, hang, False
         self.busy, self.lock, self.release, self.hung = 0, threading.Lock(), threading.Event(), threading.Event()
-        self.held: list[dict] = []
+        self.first_busy, self.held = 0, []
 
     def __call__(self, body):
+        first = len(body["messages"]) == 1  # an episode's first call: more calls follow its reply
         with self.lock:
             self.busy += 1
+            self.first_busy += first
         try:
             if self.holding and self.hang(body):
                 self.held.append(body)
@@ -61,12 +64,13 @@ class Billed:
         finally:
             with self.lock:
                 self.busy -= 1
+                self.first_busy -= first
 
 
 def _argv(out: Path) -> list[str]:
     return ["experiment", "--model", MODEL, "--styles", "raw,contract", "--faults", "on", "--trials", "1",
             "--tickets", ",".join(TICKETS), "--out", str(out), "--no-progress", "--no-charts", "--yes",
-            "--concurrency", "16"]
+            "--concurrency", "4"]
 
 
 def _env(api: LocalAPI) -> dict[str, str]:
@@ -99,11 +103,11 @@ def test_an_interrupted_and_resumed_sweep_pays_for_exactly_the_calls_a_clean_run
         child = subprocess.Popen([sys.executable, "-c", CHILD, *_argv(tmp_path / "cut")], env=_env(api),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
         deadline = time.monotonic() + 60
-        while (not out.exists() or out.read_bytes().count(b"\n") < 3 or billed.busy < 2) \
+        while (not out.exists() or out.read_bytes().count(b"\n") < 3 or billed.first_busy < 1) \
                 and time.monotonic() < deadline:
             assert child.poll() is None, child.communicate()
-            time.sleep(0.005)
-        child.send_signal(sig)  # with finished episodes on disk, and calls in flight at the server
+            time.sleep(0.002)
+        child.send_signal(sig)  # finished episodes on disk, and an episode's first call in flight: it will be cut
         _, err = child.communicate(timeout=60)
         paid_cut = len(api.messages) - paid_clean
 
@@ -297,3 +301,27 @@ def test_the_keeper_answers_kept_replies_again_keeps_new_ones_and_refuses_calls_
     with pytest.raises(Stopping):
         asyncio.run(tagged.messages.create(**ask))
     assert len(asked) == 3  # refused before it was sent
+
+
+def test_kept_replies_a_resumed_episode_no_longer_asks_for_stay_counted_against_the_budget(tmp_path, monkeypatch):
+    from atlas_kit.experiments.pending import write_pending
+
+    with LocalAPI(Billed(pause=0.0)) as api:
+        _live(monkeypatch, api)
+        one = {**SWEEP, "tickets": ("T01",)}
+        key = sweep(**one, out=tmp_path / "clean.jsonl").records[0]["key"]
+        out = tmp_path / "r.jsonl"
+        stale = {"fingerprint": "a request this episode no longer makes", "response": _reply("old"),
+                 "input_tokens": 10_000, "output_tokens": 1_000, "cost_usd": PER_CALL}
+        write_pending(out, {key: [stale]})  # kept by an interrupted run whose episode then took another path
+        assert spent_in(out) == pytest.approx(PER_CALL)
+        paid = len(api.messages)
+        result = sweep(**one, out=out, max_cost_usd=10)
+        paid = len(api.messages) - paid
+    [record] = result.records
+    lines = _lines(out)
+    assert [r["api_failure"] for r in lines] == [None, "interrupted"]  # the record, then the spend it did not use
+    assert "a resumed episode took another path" in lines[1]["api_error"] and lines[1]["cost_usd"] == PER_CALL
+    assert record["stop_reason"] == "finished" and record["cost_usd"] == pytest.approx(paid * PER_CALL)
+    assert spent_in(out) == pytest.approx((paid + 1) * PER_CALL) and not pending_path(out).exists()
+    assert result.guard.spent_usd == pytest.approx(paid * PER_CALL)  # nothing was answered from the kept reply
