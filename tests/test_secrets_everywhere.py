@@ -12,6 +12,8 @@ import json
 import logging
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from live_api import FAKE_KEY, LocalAPI
 from mcp_raw import RawServer, text_of
 
@@ -186,3 +188,19 @@ def test_a_run_sends_no_credential_it_did_not_get_from_the_model():
               Task("You help.", "Find ORD-1.", Dispatcher([tool], style=STYLES["raw"])), model=MODEL)
     sent = json.dumps(api.requests[1]["messages"])
     assert "upstream login failed" in sent and not _none_of(sent)
+
+
+# redact looks for a secret's name or prefix before it tries every shape: no text with a shape may lack one.
+_PIECES = ["password", "PASSWD", "pwd", "api_key", "x-api-key", "token", "secret", "Bearer ", "Authorization: ", "sk-",
+           "sk-ant-", "rk_live_", "AKIA", "ghp_", "github_pat_", "glpat-", "hf_", "xoxb-", "AIza", "eyJ", "cookie",
+           "-----BEGIN PRIVATE KEY-----", "credentials", "= ", ": ", " is ", " ", "_", "-", ".", "\"", "x9", "A1b2C3d4",
+           "abcdefghijklmnopqrst", "0123456789", "DB_", "aws_"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=8))
+def test_every_text_with_a_secret_shape_passes_the_quick_look_first(pieces):
+    from atlas_kit.contract.redaction import _SECRET, _hinted
+
+    text = "".join(pieces)
+    assert not _SECRET.search(text) or _hinted(text)
