@@ -24,8 +24,8 @@ from atlas_kit.atlas import World, money  # noqa: E402
 from atlas_kit.course.checks import Feedback, check  # noqa: E402
 from atlas_kit.dispatch.tool import CallContext, Tool
 from atlas_kit.dispatch.dispatcher import Dispatcher, DispatchResult  # noqa: E402
-from atlas_kit.contract.errors import (Branch, Next, ToolError, ToolFailure, empty_result, retry_changed, stop,
-    tool_error)
+from atlas_kit.contract.errors import (Branch, ErrorCode, Next, ToolError, ToolFailure, empty_result, retry_changed,
+    stop, tool_error)
 from atlas_kit.contract.values import safe, say  # noqa: E402
 from atlas_kit.types import JSONObject  # noqa: E402
 from atlas_kit.contract.vocab import from_article  # noqa: E402
@@ -92,8 +92,12 @@ def _next(spec: JSONObject | None) -> Next | None:
 
 
 def _error(a: Answer, code: str, message: str, next: JSONObject | None, detail: str | None = None) -> ToolError:
-    return tool_error("toolu_01", a.get("code", code), a.get("message", message),
-                      next=_next(a["next"] if "next" in a else next), detail=a.get("detail", detail))
+    args = ("toolu_01", a.get("code", code), a.get("message", message))
+    nxt, why = _next(a["next"] if "next" in a else next), a.get("detail", detail)
+    try:
+        return tool_error(*args, next=nxt, detail=why)
+    except ValueError:  # a text the builder refuses (a class name before its message): built by hand, as a
+        return ToolError(args[0], ErrorCode(args[1]), args[2], nxt, why)  # learner could, for the check to judge
 
 
 def _01_1(a: Answer) -> object:

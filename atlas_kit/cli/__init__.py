@@ -112,9 +112,10 @@ def _experiment_how(exp: argparse.ArgumentParser) -> None:
     exp.add_argument("--cassette", type=_cassette, default=None, metavar="PATH",
                      help="replay a recorded cassette instead of calling a model: no key, no network")
     exp.add_argument("--record", type=_path, default=None, metavar="PATH",  # its own checks: experiments/recording.py
-                     help="with a live model: record every call to this cassette, for replaying in class; the path "
-                          "is tried before anything is sent, and the calls are also kept beside the results "
-                          "(NAME.jsonl.tape), so a rerun writes the whole cassette, whichever run made them")
+                     help="with a live model: record every call to this cassette, for replaying in class; a cassette "
+                          "already there is added to, never shrunk or replaced; the path is tried before anything is "
+                          "sent, and the calls are also kept beside the results (NAME.jsonl.tape), so a rerun writes "
+                          "the whole cassette, whichever run made them")
     exp.add_argument("--budget", type=_dollars, default=None, metavar="USD",
                      help="live only: a total for the results file, in US dollars: what its episodes already cost "
                           "plus this run. The sweep stops cleanly once the total is spent (exit 3) and is refused once "
