@@ -32,7 +32,7 @@ if _typing.TYPE_CHECKING:
     from .dispatch.tool import CallContext, Tool
     from .dispatch.trace import Trace
     from .dispatch.transient import RetryPolicy, Transient
-    from .experiments.results import read_records
+    from .types.results import read_records
     from .experiments.sweep import run_experiment
     from .face.tables import Table
     from .models.choose import DEFAULT_MODEL, ModelChoice, choose_model

@@ -35,7 +35,7 @@ from atlas_kit.experiments.guard import Guard, SweepInterrupted
 from atlas_kit.experiments.metrics import usable
 from atlas_kit.models.standin.model import OFFLINE_MODEL
 from atlas_kit.models.replies import failure_from, read_reply
-from atlas_kit.experiments.results import API_FAILURE, read_records
+from atlas_kit.types.results import API_FAILURE, read_records
 from atlas_kit.types import Source
 from atlas_kit.models.transport import APIFault, message_body
 

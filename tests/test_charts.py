@@ -4,7 +4,7 @@ import pytest
 
 from atlas_kit.experiments.sweep import run_experiment
 from atlas_kit.experiments.metrics import groups, recovery
-from atlas_kit.experiments.results import read_records
+from atlas_kit.types.results import read_records
 
 # The keys of atlas_kit.face.charts.CHARTS, for parametrize without importing matplotlib at collection (every xdist
 # worker collects this file); test_the_parametrized_names_are_every_chart keeps the two the same.

@@ -24,7 +24,8 @@ from atlas_kit.course.checks.ch10 import BROKEN_10
 from atlas_kit.course.checks.ch11 import FAULT_TICKETS
 from atlas_kit.contract.errors import ALLOWED_BRANCHES
 from atlas_kit.experiments.sweep import run_experiment
-from atlas_kit.experiments.metrics import Z95, paired_recovery
+from atlas_kit.stats import Z95
+from atlas_kit.experiments.metrics import paired_recovery
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ("09_retries_and_side_effects", "10_testing_the_error_path", "11_measuring_recovery", "12_tool_surface")

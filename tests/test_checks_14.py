@@ -17,7 +17,7 @@ import pytest
 from atlas_kit.atlas import money
 from atlas_kit.course.checks import BLANK, check
 from atlas_kit.course.checks.ch14 import paired_records
-from atlas_kit.experiments.stats import fisher_exact, mcnemar_exact
+from atlas_kit.stats import fisher_exact, mcnemar_exact
 
 ROOT = Path(__file__).resolve().parent.parent
 

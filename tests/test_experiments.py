@@ -20,7 +20,8 @@ from atlas_kit.experiments.running import arun_episodes, run_episode
 from atlas_kit.models.choose import SIMULATED
 from atlas_kit.models.standin.model import OFFLINE_MODEL, OfflineModel, Profile, offline_client
 from atlas_kit.models.replay import Cassette, recording_client
-from atlas_kit.experiments.results import HARNESS_ERROR, Condition, read_records
+from atlas_kit.types.results import HARNESS_ERROR, read_records
+from atlas_kit.experiments.results import Condition
 from atlas_kit.models.transport import MessagesTransport
 
 TINY = dict(name="tiny", styles=("raw", "contract"), faults=(True,), tickets=("T01", "T04"), trials=2, progress=False)

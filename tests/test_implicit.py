@@ -6,7 +6,7 @@ import pytest
 from atlas_kit.atlas import CELLS, IMPLICIT_TICKETS
 from atlas_kit.experiments.implicit import recovery_by_cell, sweep, ticket_cell
 from atlas_kit.face.tables import cell_table
-from atlas_kit.experiments.metrics import wilson
+from atlas_kit.stats import wilson
 from atlas_kit.experiments.results import Condition, episode_key
 
 

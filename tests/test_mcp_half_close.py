@@ -12,7 +12,7 @@ import time
 import pytest
 
 from atlas_kit.bridges.mcp.episode import CALL_LOG_CHARS
-from atlas_kit.experiments.results import read_records
+from atlas_kit.types.results import read_records
 from mcp_raw import RawServer, text_of
 
 MEGABYTE = "y" * 1_000_000

@@ -7,7 +7,8 @@ from atlas_kit.agent import run_agent
 from atlas_kit.atlas import TICKETS, atlas_session, grade
 from atlas_kit.experiments.metrics import recovery
 from atlas_kit.models.standin.model import OFFLINE_MODEL, offline_client
-from atlas_kit.experiments.results import read_records, source_label
+from atlas_kit.types.results import read_records
+from atlas_kit.experiments.results import source_label
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -9,7 +9,7 @@ from typing import Callable, Iterator
 import pytest
 
 from atlas_kit.dispatch.styles import GENERIC_PREFIX
-from atlas_kit.experiments.results import read_records
+from atlas_kit.types.results import read_records
 from mcp_raw import RawServer, text_of
 
 STYLES = ["raw", "generic", "contract"]

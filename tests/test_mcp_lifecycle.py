@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_kit.experiments.results import read_records
+from atlas_kit.types.results import read_records
 from mcp_raw import ROOT, RawServer, text_of
 
 MEGABYTE = "x" * 1_000_000

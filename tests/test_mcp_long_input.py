@@ -15,7 +15,7 @@ from atlas_kit.atlas.grade import SCANNED_CHARS
 from atlas_kit.atlas.figures import invented_figures
 from atlas_kit.atlas.verdict import PLAIN
 from atlas_kit.bridges.mcp.episode import CALL_LOG_CHARS, open_episode
-from atlas_kit.experiments.results import read_records
+from atlas_kit.types.results import read_records
 from mcp_raw import RawServer, text_of
 
 MEGABYTE = "centsx" * (1_000_000 // 6)  # a long word holding "cents": the old grader's pattern backtracked on it

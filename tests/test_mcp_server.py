@@ -14,7 +14,8 @@ from atlas_kit.atlas.styles import CASES, catalogue
 from atlas_kit.contract.errors import error_schema
 from atlas_kit.experiments.metrics import recovery, usable
 from atlas_kit.face.tables import recovery_table
-from atlas_kit.experiments.results import HARNESS_ERROR, read_records, source_label
+from atlas_kit.types.results import HARNESS_ERROR, read_records
+from atlas_kit.experiments.results import source_label
 
 SCHEMA = error_schema()
 

@@ -12,7 +12,7 @@ import pytest
 from atlas_kit.atlas import ticket
 from atlas_kit.cli import main
 from atlas_kit.experiments.metrics import recovery
-from atlas_kit.experiments.results import read_records
+from atlas_kit.types.results import read_records
 
 
 @pytest.fixture(scope="module", autouse=True)

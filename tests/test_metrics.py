@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atlas_kit.experiments.metrics import (Rate, failure_modes, groups, paired_recovery, pass_k, per_ticket, recovery,
-                               recovery_rows, success, usable, wilson)
-from atlas_kit.experiments.results import HARNESS_ERROR
+from atlas_kit.stats import Rate, wilson
+from atlas_kit.experiments.metrics import (failure_modes, groups, paired_recovery, pass_k, per_ticket, recovery,
+    recovery_rows, success, usable)
+from atlas_kit.types.results import HARNESS_ERROR
 from atlas_kit.face.tables import recovery_table
 
 Z2 = 1.959963984540054 ** 2

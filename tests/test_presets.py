@@ -13,11 +13,11 @@ from live_api import FAKE_KEY, LocalAPI
 from atlas_kit.atlas import World, ticket
 from atlas_kit.cli import main
 from atlas_kit.experiments.guard import sweep_estimate
-from atlas_kit.experiments.metrics import wilson
+from atlas_kit.stats import wilson
 from atlas_kit.models.standin.model import OfflineModel
 from atlas_kit.experiments.presets import (SELF_REFLECTIVE, Preset, assign, audit, expected_answers, preset_estimate,
                                preset_rows, published_rows, run_preset)
-from atlas_kit.experiments.stats import fisher_exact, mcnemar_exact
+from atlas_kit.stats import fisher_exact, mcnemar_exact
 
 TEN = SELF_REFLECTIVE.tickets
 

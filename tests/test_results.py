@@ -10,8 +10,9 @@ from atlas_kit.atlas import atlas_session, grade
 from atlas_kit.models.choose import SIMULATED
 from atlas_kit.models.standin.model import OFFLINE_MODEL, offline_client
 from atlas_kit.types import Source
-from atlas_kit.experiments.results import (FIELDS, HARNESS_ERROR, Condition, ResultsWriter, episode_key, harness_record,
-                               read_records, record_from_run, repair, source_label)
+from atlas_kit.experiments.results import (FIELDS, Condition, ResultsWriter, episode_key, harness_record,
+    record_from_run, repair, source_label)
+from atlas_kit.types.results import HARNESS_ERROR, read_records
 
 COND = Condition("contract", True, True, "default", OFFLINE_MODEL)
 

@@ -16,9 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas_kit.experiments.metrics import wilson
-from atlas_kit.experiments.stats import (Comparison, PairedDifference, compare_arms, fisher_exact, mcnemar_exact, newcombe_paired,
-                             pair_records, paired_difference, paired_rows, tokens_per_success)
+from atlas_kit.stats import wilson
+from atlas_kit.experiments.stats import (Comparison, PairedDifference, compare_arms, pair_records, paired_difference,
+    paired_rows, tokens_per_success)
+from atlas_kit.stats import fisher_exact, mcnemar_exact, newcombe_paired
 
 CAVO = (59, 6, 16, 80)  # both right, only a, only b, neither
 

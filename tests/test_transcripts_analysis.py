@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, strategies as st
 
-from atlas_kit.experiments.stats import fisher_exact
+from atlas_kit.stats import fisher_exact
 from atlas_kit.transcripts import (CSV_COLUMNS, Episode, ModelText, Outcome, Summary, ToolCall, ToolResult, Turn,
                                    UserText, episode_rows, error_events, error_groups, find_episode, hit_error, loops,
                                    mask, next_action, next_action_counts, recovery, window, write_error_csv)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from atlas_kit.cli import main
-from atlas_kit.experiments.stats import fisher_exact
+from atlas_kit.stats import fisher_exact
 from atlas_kit.transcripts import (Episode, Outcome, ToolCall, ToolResult, Transcripts, UserText, agentdojo_runs,
                                    dashboard, error_events, judge_event, p_text, paired_by_task, pass_hat_k,
                                    read_transcripts, recovery, recovery_by_model, task_split, tau_bench_airline)

@@ -13,7 +13,7 @@ from hypothesis import given, strategies as st
 
 from atlas_kit.contract.errors import retry_changed, tool_error
 from atlas_kit.contract.rubric import RULES, judge
-from atlas_kit.experiments.stats import fisher_exact
+from atlas_kit.stats import fisher_exact
 from atlas_kit.transcripts import (CSV_COLUMNS, HEURISTIC, RULE_LABELS, Episode, ModelText, Outcome, ToolCall,
                                    ToolResult, Transcripts, UserText, dashboard, error_events, judge_event,
                                    read_by_rubric, read_transcripts, recovery_by_next_step, rule_counts,
@@ -155,7 +155,7 @@ def test_names_only_keeps_machine_paths_out_of_the_dashboard(tau):
 def test_a_p_value_below_a_thousandth_reads_p_less_than_never_p_equals_less_than():
     from atlas_kit.transcripts import next_step_rows
     from atlas_kit.transcripts.rubric import NextStepRecovery
-    from atlas_kit.experiments.metrics import Rate
+    from atlas_kit.stats import Rate
 
     [_, _, difference, _] = next_step_rows(NextStepRecovery(Rate(20, 20), Rate(0, 20), 0, 0), caption="c").rows
     assert difference[1] == "+100 points; Fisher's exact test, two-sided: p < 0.001"

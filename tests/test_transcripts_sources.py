@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas_kit.experiments.results import ResultsWriter, read_records
+from atlas_kit.experiments.results import ResultsWriter
+from atlas_kit.types.results import read_records
 from atlas_kit.transcripts import (ModelText, ToolCall, ToolResult, TranscriptError, UserText, dashboard, error_events,
                                    read_file, read_transcripts, recovery, run_episode)
 from atlas_kit.transcripts.readers.inspect_log import InspectReader, outcome_of_value

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas_kit.experiments.stats import fisher_exact
+from atlas_kit.stats import fisher_exact
 from atlas_kit.transcripts import (TAU_BENCH, Transcripts, error_events, loops, next_action_counts, read_transcripts,
                                    recovery, tau_bench_airline, tau_bench_licence, tau_bench_policy)
 

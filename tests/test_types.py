@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from atlas_kit import types as T
-from atlas_kit.experiments.results import source_of
+from atlas_kit.types.results import source_of
 from atlas_kit.contract.errors import ErrorCode
 from atlas_kit.dispatch.trace import Trace
 

@@ -20,12 +20,15 @@ if _typing.TYPE_CHECKING:
         named_profiles, plan, profile_named, whole_number)
     from .guard import (DEFAULT_MAX_COST_USD, Guard, StopCause, SweepInterrupted, SweepRefused, SweepStopped,
         first_request_tokens, max_cost_usd, set_max_cost_usd, spent_in, sweep_estimate)
-    from .results import (API_FAILURE, Condition, FIELDS, HARNESS_ERROR, Record, ResultsWriter, check_source,
-        episode_key, harness_record, read_records, record_from_run, record_kind, repair, source_label, source_of)
-    from .metrics import (Paired, Rate, Use, Z95, api_failures, describe_api_failures, failure_modes, groups,
-        paired_recovery, pass_k, per_ticket, recovery, recovery_rows, success, usable, wilson)
-    from .stats import (Comparison, EPISODE_FIELDS, PairedDifference, TokensPerSuccess, compare_arms, fisher_exact,
-        mcnemar_exact, newcombe_paired, pair_records, paired_difference, paired_rows, tokens_per_success)
+    from ..types.results import API_FAILURE, HARNESS_ERROR, read_records, record_kind, source_of
+    from .results import (Condition, FIELDS, Record, ResultsWriter, check_source, episode_key, harness_record,
+        record_from_run, repair, source_label)
+    from .metrics import (Paired, Use, api_failures, describe_api_failures, failure_modes, groups, paired_recovery,
+        pass_k, per_ticket, recovery, recovery_rows, success, usable)
+    from ..stats import Rate, Z95, wilson
+    from .stats import (Comparison, EPISODE_FIELDS, PairedDifference, TokensPerSuccess, compare_arms, pair_records,
+        paired_difference, paired_rows, tokens_per_success)
+    from ..stats import fisher_exact, mcnemar_exact, newcombe_paired
     from .implicit import CellRates, cell_name, cell_rows, recovery_by_cell, ticket_cell
     from .presets import (PRESETS, Preset, PresetResult, Published, SELF_REFLECTIVE, assign, audit, preset_estimate,
         preset_rows, published_rows, run_preset)

@@ -18,7 +18,7 @@ from ..models.counting import CountedRequest, estimate_requests
 from ..models.pricing import Estimate
 from ..models.replies import FATAL
 from .pending import pending_usd
-from .results import API_FAILURE, record_kind
+from ..types.results import API_FAILURE, record_kind
 from ..types import Record, Source
 from ..types.exceptions import OneLine
 from .episodes import Episode

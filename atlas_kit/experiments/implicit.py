@@ -15,7 +15,8 @@ from ..atlas.faults import Cell
 from ..atlas.grade import SILENT_WRONG
 from .episodes import Episode, profile_named
 from .running import run_episode
-from .metrics import Rate, usable
+from ..stats import Rate
+from .metrics import usable
 from ..models.choose import choose_model
 from ..models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
 from .results import Condition, source_label

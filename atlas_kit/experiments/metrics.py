@@ -13,65 +13,16 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, TypeVar, Union, overload
 
 from ..atlas.grade import LABELS
-from .results import API_FAILURE, HARNESS_ERROR, source_label
+from ..stats import Z95, Rate, wilson
+from ..types.results import API_FAILURE, HARNESS_ERROR
+from .results import source_label
 from ..types import Record, TableRows
 
 __all__ = ["Z95", "Paired", "Rate", "Use", "api_failures", "describe_api_failures", "failure_modes", "groups",
            "pass_k", "paired_recovery", "per_ticket", "recovery", "recovery_rows", "success", "usable", "wilson"]
 
-Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 By = Union[str, Sequence[str], Callable[[Record], object]]
 K = TypeVar("K")
-
-
-def wilson(successes: int, n: int, *, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval for `successes` out of `n`:
-
-    (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), with p = successes/n.
-    It stays inside [0, 1] and keeps a width at 0/n and n/n, where the normal interval collapses
-    to a point. The ends are exactly 0 at 0/n and exactly 1 at n/n; n = 0 gives (0, 1): no information.
-    """
-    if n < 0 or not 0 <= successes <= n:
-        raise ValueError(f"wilson needs 0 <= successes <= n; got successes={successes}, n={n}.")
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
-    return low, high
-
-
-@dataclass(frozen=True)
-class Rate:
-    """successes out of n, with its Wilson 95% interval; `rate` is nan when n is 0."""
-
-    successes: int
-    n: int
-
-    @property
-    def rate(self) -> float:
-        return self.successes / self.n if self.n else math.nan
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        return wilson(self.successes, self.n)
-
-    @property
-    def brief(self) -> str:
-        """The rate and its interval for a table cell: '62% [40%, 80%]', or 'n/a' with no episodes."""
-        if not self.n:
-            return "n/a"
-        low, high = self.interval
-        return f"{self.rate:.0%} [{low:.0%}, {high:.0%}]"
-
-    def __str__(self) -> str:
-        if not self.n:
-            return "n/a (0 episodes)"
-        low, high = self.interval
-        return f"{self.rate:.0%} [{low:.0%}, {high:.0%}] ({self.successes}/{self.n})"
 
 
 def usable(records: Iterable[Record]) -> list[Record]:

@@ -18,7 +18,8 @@ from ..models.pricing import run_cost_usd
 from ..models.resume import CallKeeper, CutCall, KeptCall
 from .episodes import Episode
 # A record with no run behind it is built as harness_record builds one.
-from .results import API_FAILURE, Condition, ResultsWriter, _record, _source_fields
+from ..types.results import API_FAILURE
+from .results import Condition, ResultsWriter, _record, _source_fields
 from ..types import Record, Source
 
 __all__ = ["INTERRUPTED", "cut_record", "keeper_for", "pending_path", "pending_usd", "read_pending", "settle",

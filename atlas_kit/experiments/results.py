@@ -15,6 +15,7 @@ from typing import IO, Final, Iterable, Mapping, TypedDict, cast
 
 from ..atlas import Grade
 from ..contract.redaction import redact
+from ..types.results import API_FAILURE, HARNESS_ERROR, legacy_kind, parse_records, read_records, record_kind, source_of
 from ..types import RECORD_FIELDS, SOURCE_KINDS, FailureNote, FinishedRun, Record, Source, SourceKind, events_of
 
 __all__ = ["API_FAILURE", "FIELDS", "HARNESS_ERROR", "Condition", "Record", "ResultsWriter", "check_source",
@@ -23,12 +24,6 @@ __all__ = ["API_FAILURE", "FIELDS", "HARNESS_ERROR", "Condition", "Record", "Res
 
 # Every record has exactly these keys, in this order (the condition's fields are flattened in): types.Record's.
 FIELDS = RECORD_FIELDS
-# The stop reason of an episode the harness itself could not finish (a bug, not the model's doing).
-HARNESS_ERROR: Final = "harness_error"
-# The stop reason of an episode that ended at the API (the record's api_failure says why); a resume reruns it.
-API_FAILURE: Final = "api_failure"
-
-
 @dataclass(frozen=True)
 class Condition:
     """What varies between arms of an experiment. `profile` is the offline stand-in's; None for a live model."""
@@ -168,83 +163,6 @@ def repair(path: str | os.PathLike[str]) -> int:
     return len(data) - keep
 
 
-def read_records(path: str | os.PathLike[str]) -> list[Record]:
-    """Every complete record in the file, one per key; [] when the file does not exist.
-
-    The first copy of a key wins, except that a copy whose episode ended in an API failure gives way
-    to a later copy (the rerun a resume makes). A last line without a newline is a write a crash cut
-    short and is skipped. A bad line anywhere else is damage no crash makes, and raises ValueError naming the line.
-    """
-    path = Path(path)
-    if not path.exists():
-        return []
-    return parse_records(path.read_bytes(), path)
-
-
-def parse_records(data: bytes, path: str | os.PathLike[str], *, last_if_whole: bool = False) -> list[Record]:
-    """read_records on a file's bytes already read (`path` names it in errors). With `last_if_whole`, a last line
-    without a newline is kept when it is a whole record (a file someone wrote without a final newline); resuming
-    never keeps it, since the next record would be appended to that line."""
-    lines = data.split(b"\n")
-    complete = lines[:-1]  # the piece after the last newline is empty, or a partial line
-    if last_if_whole and lines[-1].strip() and _whole(lines[-1]):
-        complete = lines
-    records: dict[str, Record] = {}
-    for n, line in enumerate(complete, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as err:
-            raise ValueError(f"{path}: line {n} is not a JSON record ({err}); fix or delete that line, "
-                             "then run the experiment again to redo the episode.") from err
-        if not isinstance(record, dict) or not isinstance(record.get("key"), str):
-            raise ValueError(f"{path}: line {n} is not an episode record (no 'key' string); is this an atlas_kit "
-                             "results file?")
-        earlier = records.get(record["key"])
-        if earlier is None or earlier.get("stop_reason") == API_FAILURE:
-            records.pop(record["key"], None)  # a rerun takes the place of the failed copy, at the end
-            records[record["key"]] = cast(Record, record)
-    return list(records.values())
-
-
-def _whole(line: bytes) -> bool:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return False
-    return isinstance(record, dict) and isinstance(record.get("key"), str)
-
-
-def _legacy_kind(label: object) -> SourceKind | None:
-    """The kind a label of a record from before sources were typed starts with (its first word, which each kind's
-    label has always started with). The one place a label is read back: old files only."""
-    first = label.split(" ", 1)[0] if isinstance(label, str) else ""
-    return next((kind for kind in SOURCE_KINDS if kind == first), None)
-
-
-def source_of(record: Mapping[str, object]) -> Source | None:
-    """The typed source of a record, from its fields; a record written before they existed is upgraded here.
-
-    Records carry source_kind, source_date and (from issue 24 on) source_server beside the label; a file from
-    before source_kind is read from its label's first word. None when the record names no source.
-    """
-    kind = record.get("source_kind")
-    if kind not in SOURCE_KINDS:
-        kind = _legacy_kind(record.get("source"))
-    if kind is None:
-        return None
-    date, server, model = record.get("source_date"), record.get("source_server"), record.get("model")
-    return Source(kind, str(model or ""), date if isinstance(date, str) else None,
-                  server if isinstance(server, str) and kind != "simulated" else None)
-
-
-def record_kind(record: Mapping[str, object]) -> SourceKind | None:
-    """The record's source kind (see `source_of`)."""
-    found = source_of(record)
-    return found.kind if found else None
-
-
 def check_source(records: Iterable[Mapping[str, object]], source: Source, path: str | os.PathLike[str]) -> None:
     """Refuse to add `source`'s episodes to a results file that holds another kind of source (a local model's
     and Claude's live runs are two kinds: one is free and unpriced, the other paid), or a local model's runs on
@@ -279,7 +197,7 @@ def _short_source(record: Mapping[str, object]) -> str:
     typed = source_of(record)
     if typed is not None and typed.label == label:
         return typed.short
-    if _legacy_kind(label) == "simulated":
+    if legacy_kind(label) == "simulated":
         return "simulated (offline stand-in)"
     return label or "unlabelled source"
 

@@ -23,7 +23,7 @@ from ..models.standin.model import Profile, offline_client
 from ..types import AsyncMessagesClient, MessagesClient, Record, Source
 from .episodes import Episode, episode_record, episode_session, harness_failure, profile_named, whole_number
 from .guard import Guard
-from .results import API_FAILURE
+from ..types.results import API_FAILURE
 
 __all__ = ["DRAIN_SECONDS", "Stop", "arun_episodes", "interrupts", "run_episode", "run_offline", "run_sync"]
 

@@ -1,8 +1,8 @@
 """Comparing two arms: a paired difference with its interval, McNemar's and Fisher's exact tests, and
 tokens per successful episode with an interval, and `paired_rows`, every two-arm summary's paired table.
 
-Exact tests sum integer binomial and hypergeometric counts (math.comb), so no rounding decides a
-p-value; intervals build on metrics.wilson. Pure functions over counts or result records. Chapters 11 and 14.
+The tests and intervals themselves are atlas_kit/stats.py's; this module pairs records and lays out their table.
+Pure functions over result records. Chapters 11 and 14.
 """
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .metrics import Z95, Rate, groups, success, usable, wilson
+from ..stats import Z95, Rate, _counts, fisher_exact, mcnemar_exact, newcombe_paired, wilson
+from .metrics import groups, success, usable
 from .results import source_label
 from ..types import Record, TableRows
 
@@ -19,58 +20,6 @@ __all__ = ["EPISODE_FIELDS", "Comparison", "PairedDifference", "TokensPerSuccess
 
 # The fields that make two records the same episode in different arms (the arm's own field is left out).
 EPISODE_FIELDS = ("model", "style", "faults", "break_loops", "profile", "ticket", "trial", "seed")
-
-
-def _counts(*values: int) -> None:
-    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
-        raise ValueError(f"counts must be whole numbers of 0 or more; got {values}.")
-
-
-def mcnemar_exact(b: int, c: int) -> float:
-    """McNemar's exact test, two-sided: b pairs right only in arm a, c right only in arm b.
-
-    Under no difference each discordant pair falls either way with chance 1/2, so min(b, c) is
-    Binomial(b + c, 1/2); p = min(1, 2·P(X <= min(b, c))). No discordant pairs gives p = 1.
-    """
-    _counts(b, c)
-    n, k = b + c, min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1))
-    return min(1.0, 2 * tail / 2 ** n) if n else 1.0
-
-
-def fisher_exact(a: int, b: int, c: int, d: int) -> float:
-    """Fisher's exact test, two-sided, for the table [[a, b], [c, d]] (rows: arms; columns: right, wrong).
-
-    With the margins fixed, the top-left cell is hypergeometric; p sums the probability of every table
-    no more likely than the one observed. Probabilities are compared as exact integers, so ties count.
-    """
-    _counts(a, b, c, d)
-    row, col, n = a + b, a + c, a + b + c + d
-    weights = {x: math.comb(row, x) * math.comb(n - row, col - x) for x in range(max(0, col - (n - row)), min(row, col) + 1)}
-    seen = weights[a]
-    return min(1.0, sum(w for w in weights.values() if w <= seen) / math.comb(n, col))
-
-
-def newcombe_paired(n11: int, n10: int, n01: int, n00: int, *, z: float = Z95) -> tuple[float, float]:
-    """Newcombe's interval (1998, method 10) for p_a - p_b from paired outcomes, built from two Wilson intervals.
-
-    n11: both arms right; n10: only a; n01: only b; n00: neither. The Wilson half-widths of the two rates
-    are combined as for independent rates, less a correction for their correlation (phi, continuity-
-    corrected as in Fagerland, Lydersen and Laake, Statistical Analysis of Contingency Tables, ch. 8).
-    """
-    _counts(n11, n10, n01, n00)
-    n = n11 + n10 + n01 + n00
-    if n == 0:
-        return -1.0, 1.0
-    pa, pb = (n11 + n10) / n, (n11 + n01) / n
-    la, ua = wilson(n11 + n10, n, z=z)
-    lb, ub = wilson(n11 + n01, n, z=z)
-    margins = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
-    cross = n11 * n00 - n10 * n01
-    phi = 0.0 if margins == 0 or 0 <= cross <= n / 2 else (cross - n / 2 if cross > 0 else cross) / math.sqrt(margins)
-    low = (pa - pb) - math.sqrt(max(0.0, (pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2))
-    high = (pa - pb) + math.sqrt(max(0.0, (ua - pa) ** 2 - 2 * phi * (ua - pa) * (pb - lb) + (pb - lb) ** 2))
-    return max(-1.0, low), min(1.0, high)
 
 
 @dataclass(frozen=True)

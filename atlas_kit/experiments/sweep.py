@@ -36,7 +36,8 @@ from .guard import spent_in
 from .pace import Pace
 from .pending import keeper_for, read_pending, settle
 from .recording import Tape, start_tape, write_cassette
-from .results import API_FAILURE, ResultsWriter, check_resumable, check_source, read_records
+from ..types.results import API_FAILURE, read_records
+from .results import ResultsWriter, check_resumable, check_source
 from .running import Stop, arun_episodes, interrupts, run_offline, run_sync
 from .sdk_logs import sdk_logs_redacted
 from .spec import SweepOptions, SweepSpec

@@ -14,8 +14,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..dispatch.styles import STYLES
-from ..experiments.metrics import (Rate, api_failures, failure_modes as _failure_modes, groups, per_ticket, recovery,
-    usable)
+from ..stats import Rate
+from ..experiments.metrics import api_failures, failure_modes as _failure_modes, groups, per_ticket, recovery, usable
 from ..experiments.results import source_label
 from ..types import Record
 

@@ -11,7 +11,7 @@ from matplotlib.axes import Axes
 
 from .charts import _axes, _empty, _legend_outside
 from .transcript_charts import _title
-from ..experiments.metrics import Rate
+from ..stats import Rate
 from ..transcripts.analysis import NEXT_ACTIONS, ModelActions
 from ..transcripts.comparison import SHORT_ACTIONS
 from ..transcripts.labels import model_name

@@ -9,7 +9,7 @@ from typing import Sequence
 from matplotlib.axes import Axes
 
 from .charts import _axes, _bars, _colour, _legend_outside
-from ..experiments.metrics import Rate
+from ..stats import Rate
 from ..models.standin.whatif import SET_BY, Followed, WhatIf
 from ..types import STYLE_NAMES, StyleName, TableRows
 

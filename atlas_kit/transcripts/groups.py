@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..experiments.metrics import Rate
+from ..stats import Rate
 from .analysis import ErrorEvent
 from .masking import shown
 

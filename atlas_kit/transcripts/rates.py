@@ -10,8 +10,8 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from ..experiments.metrics import Rate
-from ..experiments.stats import fisher_exact
+from ..stats import Rate
+from ..stats import fisher_exact
 from ..types import AtlasKitValueError
 from .analysis import hit_error, model_order
 from .model import Episode, ToolResult

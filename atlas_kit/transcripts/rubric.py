@@ -11,8 +11,8 @@ from typing import Iterable, Sequence
 
 from ..contract.errors import Branch
 from ..contract.rubric import RULES, Judgement, Rule, Verdict, judge
-from ..experiments.metrics import Rate
-from ..experiments.stats import fisher_exact
+from ..stats import Rate
+from ..stats import fisher_exact
 from .analysis import ErrorEvent, NextAction
 
 __all__ = ["HEURISTIC", "RULE_LABELS", "NextStepRecovery", "RubricReading", "RuleCount", "branch_taken", "judge_event",

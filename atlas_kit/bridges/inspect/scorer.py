@@ -16,7 +16,7 @@ from inspect_ai.solver import TaskState
 from ...agent import StopReason
 from ...atlas import LABELS, grade
 from ...atlas.grade import SILENT_WRONG
-from ...experiments.metrics import wilson
+from ...stats import wilson
 from ...models.standin.model import OFFLINE_MODEL
 from .episode import AtlasEpisode, EpisodeSpec, replay
 from .standin import PROVIDER

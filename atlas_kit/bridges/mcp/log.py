@@ -9,7 +9,8 @@ import stat
 from pathlib import Path
 from typing import Mapping
 
-from ...experiments.results import ResultsWriter, read_records
+from ...experiments.results import ResultsWriter
+from ...types.results import read_records
 
 __all__ = ["LogError", "append_record", "check_log", "logged_keys"]
 

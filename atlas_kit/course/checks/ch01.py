@@ -10,7 +10,7 @@ from ...atlas import TOOL_NAMES, atlas_session
 from ...contract.errors import ErrorCode, ToolError
 from ...experiments.sweep import run_experiment
 from ...experiments.metrics import groups, recovery
-from ...experiments.results import HARNESS_ERROR
+from ...types.results import HARNESS_ERROR
 from ...types import Record
 from ._registry import BLANK, Compare, Finding, exercise
 from ._shared import _not_a_tool_error, atlas_names

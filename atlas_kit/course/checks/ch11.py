@@ -8,7 +8,8 @@ import math
 from typing import cast
 
 from ...atlas import TICKETS
-from ...experiments.metrics import Z95, Paired, paired_recovery, recovery, success
+from ...stats import Z95
+from ...experiments.metrics import Paired, paired_recovery, recovery, success
 from ...types import JSONObject, Record
 from ._registry import BLANK, PLACEHOLDER, exercise
 

@@ -14,7 +14,8 @@ from ...atlas import atlas_session, grade, money
 from ...atlas.silent import mentioned
 from ...dispatch.tool import CallContext, Tool
 from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, offline_client
-from ...experiments.stats import fisher_exact, mcnemar_exact, pair_records, paired_difference
+from ...stats import fisher_exact, mcnemar_exact
+from ...experiments.stats import pair_records, paired_difference
 from ...types import JSONObject, Record
 from ._registry import BLANK, PLACEHOLDER, Compare, Finding, exercise
 from ._text import claims_complete, contradicts_itself

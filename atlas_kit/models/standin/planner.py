@@ -12,15 +12,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, Mapping, TypedDict
 
-from ...atlas.formats import MONEY, id_pattern
 from ...types import JSONObject, ToolDefinition
 
 __all__ = ["CHANGING", "MODEL_NAME", "Done", "Goal", "GoalContext", "GoalKind", "PlannedCall", "answer", "fix_call", "plan",
            "switch_call"]
 
-# The id and money formats are Atlas's own (atlas/data.py): the stand-in reads the customer's words with them.
-_ACC, _INV, _ORD, _SKU = (id_pattern(p) for p in ("ACC", "INV", "ORD", "SKU"))
-_DOLLARS = MONEY
+# What the customer's words hold, read from the words alone: an id is a prefix the ticket writes (ACC-, INV-, ORD-,
+# SKU-) and its digits, an amount a dollar figure with its cents. The stand-in knows no company's formats.
+_ACC, _INV, _ORD, _SKU = (re.compile(rf"\b{p}-\d+\b") for p in ("ACC", "INV", "ORD", "SKU"))
+_DOLLARS = re.compile(r"-?\$\d{1,3}(?:,\d{3})*\.\d{2}")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 # A name written for the model (query_warehouse, account_id): the stand-in never passes a sentence holding one on.
 MODEL_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ...experiments.results import API_FAILURE, HARNESS_ERROR, parse_records, record_kind
+from ...types.results import API_FAILURE, HARNESS_ERROR, parse_records, record_kind
 from ...types import FinishedRun
 from ..model import Episode, Evidence, Format, ModelText, Outcome, Summary, ToolCall, ToolResult, TranscriptError, Turn
 from .anthropic import message_turns
