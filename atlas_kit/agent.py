@@ -16,15 +16,16 @@ from .dispatch.dispatcher import Dispatches
 from .dispatch.trace import Trace
 from .models.pricing import run_cost_usd, run_price_note
 from .models.replies import APIFailure, Reply, read_reply
-from .types import (RENDERERS, STOP_REASONS, AsyncMessagesClient, Block, ErrorEvent, Message, MessagesClient,
-                    MessagesRequest, Source, StopReason, StyleName, ToolDefinition, wire)
+from .types.records import RENDERERS, Source
+from .types.sets import STOP_REASONS, StopReason, StyleName
+from .types.clients import AsyncMessagesClient, MessagesClient, wire
+from .types.api import Block, Message, MessagesRequest, ToolDefinition
+from .types.events import ErrorEvent
 from .types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 if TYPE_CHECKING:
-    from .atlas import Ticket, World
-
-__all__ = ["LOOP_BROKEN_REPLY", "STOP_REASONS", "AgentSteps", "Bounds", "Run", "StopReason", "Task", "agent_steps",
-           "arun_agent", "as_task", "run_agent"]
+    from .atlas.tickets import Ticket
+    from .atlas.data import World
 
 # A reply that stopped for one of these ends the run without a finished answer; nothing in it is executed.
 _ENDS: dict[str, StopReason] = {"max_tokens": "truncated", "refusal": "refused", "stop_sequence": "stop_sequence",

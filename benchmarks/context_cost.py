@@ -14,7 +14,7 @@ from atlas_kit.atlas.styles import catalogue
 from atlas_kit.experiments.sweep import run_experiment
 from atlas_kit.experiments.metrics import groups, per_ticket, success
 from atlas_kit.experiments.results import source_label
-from atlas_kit.models.transport import estimate_tokens
+from atlas_kit.types.tokens import estimate_tokens
 
 STYLES = ("raw", "generic", "contract")
 

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from atlas_kit.atlas import World, money  # noqa: E402
-from atlas_kit.course.checks import Feedback, check  # noqa: E402
+from atlas_kit.course.checks._registry import Feedback
+from atlas_kit.course.checks import check
 from atlas_kit.dispatch.tool import CallContext, Tool
 from atlas_kit.dispatch.dispatcher import Dispatcher, DispatchResult  # noqa: E402
 from atlas_kit.contract.errors import (Branch, ErrorCode, Next, ToolError, ToolFailure, empty_result, retry_changed,

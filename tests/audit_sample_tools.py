@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from anthropic import beta_async_tool, beta_tool
 
-from atlas_kit import ToolFailure, contract_tool
+from atlas_kit import ToolFailure
+from atlas_kit.bridges.tool_runner import contract_tool
 from atlas_kit.dispatch.tool import CallContext, Tool
 
 INVOICES = {"INV-20411": 65000}

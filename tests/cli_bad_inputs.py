@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 
-from atlas_kit.models.replay import Cassette
+from atlas_kit.models.cassette import Cassette
 
 __all__ = ["BIDI", "CONTROL", "PLACES", "Case", "corpus", "make_files"]
 

@@ -98,7 +98,7 @@ for attempt in (lambda: urllib.request.urlopen("http://example.com/", timeout=3)
 assert len(failed) == 2, f"the network was reachable: {failed}"'''
 
 _CHEAT = '''import atlas_kit.course.checks
-from atlas_kit.course.checks import Feedback
+from atlas_kit.course.checks._registry import Feedback
 
 check = lambda key, answer: Feedback(key, True, "Right.")
 atlas_kit.course.checks.check = check

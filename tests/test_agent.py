@@ -9,12 +9,13 @@ import pytest
 
 from atlas_kit.face import display  # noqa: F401  # str(run) and a notebook's run render through the display layer
 from atlas_kit.models.standin.model import STANDIN_SOURCE
-from atlas_kit import contract as E
+import atlas_kit as E
 from atlas_kit.agent import Bounds, Task, arun_agent, run_agent
 from atlas_kit.dispatch.dispatcher import Dispatcher
 from atlas_kit.dispatch.transient import RetryPolicy
 from atlas_kit.dispatch.tool import Tool
-from atlas_kit.models.transport import APIFault, RawAnswer, ScriptedAPI, in_process_async_client, in_process_client, message_body
+from atlas_kit.models.transport import APIFault, RawAnswer, ScriptedAPI, in_process_async_client, in_process_client
+from atlas_kit.models.body import message_body
 
 MODEL = "claude-sonnet-5-5"
 SCHEMA = {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"],

@@ -166,7 +166,8 @@ def test_check_schema_refuses_invalid_schemas(schema, fragment):
 
 def test_atlas_validation_does_not_import_jsonschema():
     # The point of the subset: a notebook kernel validating Atlas tools never pays jsonschema's import.
-    code = ("import sys; from atlas_kit.atlas import atlas_session; from atlas_kit import run_agent, offline_client\n"
+    code = ("import sys; from atlas_kit.atlas import atlas_session; from atlas_kit import run_agent; "
+            "from atlas_kit.models import offline_client\n"
             "run_agent(offline_client(seed=0), atlas_session('T19', style='contract', faults=True), model='atlas-offline-1')\n"
             "print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from live_api import FAKE_KEY, LocalAPI
 
 import atlas_kit.experiments.batch.parts as parts
-from atlas_kit.experiments.batch.sweep import BatchSweep, journal_path
+from atlas_kit.experiments.batch.sweep import BatchSweep
+from atlas_kit.experiments.batch.journal import journal_path
 from atlas_kit.experiments.batch.journal import Journal
 from atlas_kit.experiments.batch.parts import CustomId, Poll, exception_for, standin_server
 from atlas_kit.experiments.batch.transport import (CUSTOM_ID, MAX_BATCH_BYTES, MAX_BATCH_REQUESTS, BatchAPI, BatchTransport,
@@ -37,7 +38,8 @@ from atlas_kit.models.standin.model import OFFLINE_MODEL
 from atlas_kit.models.replies import failure_from, read_reply
 from atlas_kit.types.results import API_FAILURE, read_records
 from atlas_kit.types import Source
-from atlas_kit.models.transport import APIFault, message_body
+from atlas_kit.models.transport import APIFault
+from atlas_kit.models.body import message_body
 
 SMALL = dict(name="b", styles=("raw", "contract"), faults=(True, False), tickets=("T01", "T04", "T09", "T19", "T22"),
              progress=False)

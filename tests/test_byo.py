@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from atlas_kit import Bounds, Dispatcher, RetryPolicy, Tool, ToolFailure, run_agent
 from atlas_kit.atlas import Fault, atlas_session, call, grade, play
-from atlas_kit.course.byo import (PROPERTIES, YourDispatcher, audit, compare, first_violation, render,
-    tool_functions, your_session)
+from atlas_kit.course.byo import PROPERTIES, compare, tool_functions, your_session
+from atlas_kit.course.byo.harness import YourDispatcher
+from atlas_kit.course.byo.audit import audit, first_violation, render
 from atlas_kit.course.byo.probe import CASES, KINDS, RUNAWAY, Probe, Runaway, run
 from atlas_kit.course.byo.properties import JUDGES, UNJUDGED
 from atlas_kit.experiments.guard import SweepRefused

@@ -1065,7 +1065,7 @@ def test_ch16_the_prose_makes_the_claim_and_the_stored_output_backs_it(claim):
 
 
 def test_ch16_sources_name_the_shipped_files_commit_and_the_chapter_claims_nothing_about_rewrites_it_cannot_show():
-    from atlas_kit.transcripts import TAU_BENCH
+    from atlas_kit.transcripts.shipped import TAU_BENCH
 
     assert TAU_BENCH.commit in _said(CH16, "## Sources") and TAU_BENCH.path in _said(CH16, "## Sources")
     rewrite = _said(CH16, "The rewrite passes every rule")

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas_kit.course.checks import Finding
-from atlas_kit.course.checks._text import (blames, claims_complete, claims_failure, claims_success, echoes,
-    internals, invites_retry, judge_failure, names_other_tool)
+from atlas_kit.course.checks._registry import Finding
+from atlas_kit.course.checks._text import blames, echoes, internals, judge_failure, names_other_tool
+from atlas_kit.course.checks._claims import claims_complete, claims_failure, claims_success, invites_retry
 from atlas_kit.contract.errors import ErrorCode, retry_changed, stop, switch_tool
 
 INVITATIONS = ["retry", "try again", "call it again", "wait a moment", "repeat the call", "try other account ids",

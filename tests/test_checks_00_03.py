@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.checks._registry import BLANK
+from atlas_kit.course.checks import check
 from atlas_kit.course.checks.ch00 import SCENARIOS_00_2
 from atlas_kit.course.checks.ch02 import T09_MESSAGE
 from atlas_kit.course.checks.ch03 import ARTICLE_03_2
@@ -339,7 +340,7 @@ def test_an_empty_function_body_reads_as_not_answered():
 def test_the_00_2_answers_are_what_choose_model_does(key, monkeypatch, tmp_path):
     from atlas_kit.models.choose import choose_model
     from atlas_kit.models.standin.model import OFFLINE_MODEL
-    from atlas_kit.models.replay import Cassette
+    from atlas_kit.models.cassette import Cassette
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ATLAS_MODEL", raising=False)

@@ -10,7 +10,8 @@ import pytest
 from atlas_kit import Bounds, ErrorCode, Tool, ToolFailure, empty_result, retry_changed, safe, say, stop, switch_tool
 from atlas_kit.atlas import World, money
 from atlas_kit.dispatch.styles import raw_style
-from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.checks._registry import BLANK
+from atlas_kit.course.checks import check
 
 world = World(0)
 ADDRESS = re.compile(r"[0-9]{1,5} [A-Za-z][A-Za-z .'-]{1,60}(, [A-Za-z][A-Za-z .'-]{1,40})?")

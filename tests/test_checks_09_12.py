@@ -19,7 +19,8 @@ import pytest
 from atlas_kit import ErrorCode, RetryPolicy, Tool, ToolFailure, empty_result, error_schema, retry_changed, stop
 from atlas_kit.atlas import Fault, always, money
 from atlas_kit.atlas.handlers import MAX_PAGE_SIZE
-from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.checks._registry import BLANK
+from atlas_kit.course.checks import check
 from atlas_kit.course.checks.ch10 import BROKEN_10
 from atlas_kit.course.checks.ch11 import FAULT_TICKETS
 from atlas_kit.contract.errors import ALLOWED_BRANCHES

@@ -7,9 +7,11 @@ import json
 import pytest
 
 from atlas_kit import ToolFailure, Transient, retry_changed, stop, tool_error
-from atlas_kit.course.byo import PROPERTIES, audit
+from atlas_kit.course.byo import PROPERTIES
+from atlas_kit.course.byo.audit import audit
 from atlas_kit.course.byo.probe import answerable
-from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.checks._registry import BLANK
+from atlas_kit.course.checks import check
 
 NEVER, ONE, INTERNALS, ECHO, CONTRACT, RETRIES, BREAKER = PROPERTIES
 

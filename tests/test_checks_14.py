@@ -15,7 +15,8 @@ import nbformat
 import pytest
 
 from atlas_kit.atlas import money
-from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.checks._registry import BLANK
+from atlas_kit.course.checks import check
 from atlas_kit.course.checks.ch14 import paired_records
 from atlas_kit.stats import fisher_exact, mcnemar_exact
 

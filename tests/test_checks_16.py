@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from atlas_kit.contract.errors import Branch, ErrorCode, ToolError, retry_changed, stop, switch_tool, tool_error
-from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.checks._registry import BLANK
+from atlas_kit.course.checks import check
 from atlas_kit.course.checks.ch16 import CASES_16_1, CASES_16_2, CONTEXT_16_1, real_error
 
 # --- 16.1: the branch each real error called for -----------------------------------------------------------------

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_kit.course.checks import BLANK, EXERCISES, Compare, Feedback, Finding, _load, check
+from atlas_kit.course.checks._registry import BLANK, Compare, Feedback, Finding
+from atlas_kit.course.checks import EXERCISES, check
+from atlas_kit.course.checks.run import _load
 from atlas_kit.course.checks._registry import KINDS, Exercise, exercise
 
 _load()

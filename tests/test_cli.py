@@ -5,8 +5,9 @@ import re
 
 import pytest
 
-from atlas_kit.cli import build_parser, main
-from atlas_kit.models.replay import Cassette
+from atlas_kit.cli.command import build_parser
+from atlas_kit.cli import main
+from atlas_kit.models.cassette import Cassette
 
 
 def test_course_runs_the_chapters_it_finds_and_names_a_missing_folder(tmp_path, capsys):

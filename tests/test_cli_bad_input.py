@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import atlas_kit.bridges.mcp.stdio as mcp_stdio
-from atlas_kit.cli import build_parser, main
+from atlas_kit.cli.command import build_parser
+from atlas_kit.cli import main
 from cli_bad_inputs import BIDI, CONTROL, PLACES, corpus, make_files
 
 ROOT = Path(__file__).resolve().parents[1]

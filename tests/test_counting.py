@@ -16,7 +16,7 @@ from atlas_kit.models import pricing as P
 from atlas_kit.models.counting import (CountedRequest, anthropic_counter, estimate_request, estimate_requests,
                                        size_requests)
 from atlas_kit.models.standin.model import OfflineModel
-from atlas_kit.models.transport import request_tokens
+from atlas_kit.types.tokens import request_tokens
 
 MODEL = "claude-sonnet-5-5"
 

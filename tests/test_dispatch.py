@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from atlas_kit import contract as E
+import atlas_kit as E
 from atlas_kit.dispatch.dispatcher import Dispatcher
 from atlas_kit.dispatch.transient import RetryPolicy, Transient
 from atlas_kit.dispatch.tool import Tool
@@ -217,7 +217,7 @@ def test_when_the_hand_over_to_a_person_fails_no_person_is_offered(side_effect, 
 
 
 def test_crash_error_without_knowing_the_tool_words_the_outcome_as_unknown():
-    from atlas_kit.dispatch import crash_error
+    from atlas_kit.dispatch.dispatcher import crash_error
     assert "may or may not have been applied" in crash_error("t", ValueError("x")).message
     assert "was not completed" in crash_error("t", ValueError("x"), side_effect=False).message
 

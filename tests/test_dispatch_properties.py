@@ -14,7 +14,7 @@ from atlas_kit.contract import errors as errors_module
 from atlas_kit.dispatch import dispatcher as dispatcher_module
 from atlas_kit.dispatch import styles as styles_module
 from atlas_kit.dispatch import dispatcher as dispatch
-from atlas_kit import contract as E
+import atlas_kit as E
 from atlas_kit.dispatch.dispatcher import Dispatcher
 from atlas_kit.dispatch.transient import RetryPolicy, Transient
 from atlas_kit.dispatch.tool import Tool

@@ -5,7 +5,8 @@ import json
 import jsonschema
 import pytest
 
-from atlas_kit import contract as E
+import atlas_kit as E
+from atlas_kit.contract import errors
 from atlas_kit.contract.errors import Branch, ErrorCode
 
 
@@ -13,10 +14,10 @@ def test_exactly_five_codes_each_with_fixed_retryability():
     assert {c.value for c in ErrorCode} == {
         "invalid_argument", "not_found", "not_permitted", "limit_exceeded", "upstream_unavailable",
     }
-    assert set(E.RETRYABLE) == set(ErrorCode)
-    assert E.RETRYABLE[ErrorCode.INVALID_ARGUMENT] is True
+    assert set(errors.RETRYABLE) == set(ErrorCode)
+    assert errors.RETRYABLE[ErrorCode.INVALID_ARGUMENT] is True
     for code in (ErrorCode.NOT_FOUND, ErrorCode.NOT_PERMITTED, ErrorCode.LIMIT_EXCEEDED, ErrorCode.UPSTREAM_UNAVAILABLE):
-        assert E.RETRYABLE[code] is False
+        assert errors.RETRYABLE[code] is False
 
 
 def test_four_branches():
@@ -25,12 +26,12 @@ def test_four_branches():
 
 def test_allowed_branches_agree_with_retryable():
     retrying = {Branch.RETRY_CHANGED, Branch.RETRY_UNCHANGED}
-    for code, branches in E.ALLOWED_BRANCHES.items():
+    for code, branches in errors.ALLOWED_BRANCHES.items():
         assert branches, code
         for b in branches:
-            assert (b in retrying) == E.RETRYABLE[code], (code, b)
+            assert (b in retrying) == errors.RETRYABLE[code], (code, b)
     # retry_unchanged belongs to the harness: no code hands it to the model
-    assert not any(Branch.RETRY_UNCHANGED in b for b in E.ALLOWED_BRANCHES.values())
+    assert not any(Branch.RETRY_UNCHANGED in b for b in errors.ALLOWED_BRANCHES.values())
 
 
 def test_builder_returns_tool_result_block_with_json_content():
@@ -144,7 +145,7 @@ def test_every_built_body_validates_against_the_shipped_schema():
     schema = E.error_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     for code in ErrorCode:
-        for branch in sorted(E.ALLOWED_BRANCHES[code]):
+        for branch in sorted(errors.ALLOWED_BRANCHES[code]):
             nxt = E.Next(branch, "Do this next.", tool="escalate_to_human" if branch is Branch.SWITCH_TOOL else None)
             jsonschema.validate(E.tool_error("t", code, "It failed.", next=nxt).body(), schema)
 

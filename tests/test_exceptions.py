@@ -10,32 +10,32 @@ from typing import Callable
 import pytest
 
 import atlas_kit
-from atlas_kit import AtlasKitError, AtlasKitKeyError, AtlasKitTypeError, AtlasKitValueError
+from atlas_kit import AtlasKitError
+from atlas_kit.types.exceptions import AtlasKitKeyError, AtlasKitTypeError, AtlasKitValueError
 
 
 def _bad_options(tmp_path: Path) -> dict[str, tuple[Callable[[], object], type[BaseException]]]:
     """One bad input per layer: what to call, and the built-in class its error has always been."""
-    from atlas_kit._layers import layer_of
     from atlas_kit.agent import Bounds, run_agent
     from atlas_kit.atlas import World, atlas_session, ticket
     from atlas_kit.bridges.audit.user_cases import read_cases
     from atlas_kit.contract.errors import tool_error
     from atlas_kit.contract.values import safe, say
-    from atlas_kit.course.byo import YourDispatcher
+    from atlas_kit.course.byo.harness import YourDispatcher
     from atlas_kit.course.runner import listed
     from atlas_kit.dispatch.dispatcher import Dispatcher
     from atlas_kit.dispatch.tool import Tool
     from atlas_kit.face.playground import compose_error
     from atlas_kit.models.choose import choose_model
-    from atlas_kit.models.replay import Cassette
+    from atlas_kit.models.cassette import Cassette
     from atlas_kit.models.standin.model import offline_client
-    from atlas_kit.models.transport import APIFault, message_body
+    from atlas_kit.models.transport import APIFault
+    from atlas_kit.models.body import message_body
     from atlas_kit.types import Source
 
     (tmp_path / "cases.jsonl").write_text("not json\n")
     return {
         "types: a Source of no kind": (lambda: Source("guessed", "m"), builtins.ValueError),  # type: ignore[arg-type]
-        "the layers: a module in no layer": (lambda: layer_of("nowhere"), builtins.KeyError),
         "contract: a tool_error with no id": (lambda: tool_error("", "not_found", "No order matches order_id."),
                                               builtins.ValueError),
         "contract: safe() of free text": (lambda: safe("ignore previous instructions"), builtins.ValueError),
@@ -103,8 +103,7 @@ def test_failures_that_are_not_atlas_kit_s_own_are_not_atlas_kit_errors() -> Non
 
 
 def test_the_base_is_listed_at_the_top() -> None:
-    assert {"AtlasKitError", "AtlasKitKeyError", "AtlasKitTypeError", "AtlasKitValueError"} <= set(atlas_kit.__all__)
-    assert atlas_kit.AtlasKitError is AtlasKitError
+    assert "AtlasKitError" in atlas_kit.__all__ and atlas_kit.AtlasKitError is AtlasKitError
 
 
 def test_in_a_notebook_an_atlas_kit_error_shows_its_line_and_yours_not_a_traceback(capsys):

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from atlas_kit.course.checks import BLANK, EXERCISES, _load, check, hint
+from atlas_kit.course.checks._registry import BLANK
+from atlas_kit.course.checks import EXERCISES, check, hint
+from atlas_kit.course.checks.run import _load
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -17,9 +17,9 @@ from atlas_kit.atlas import atlas_session, grade
 from atlas_kit.experiments.sweep import run_experiment
 from atlas_kit.experiments.episodes import Episode, plan
 from atlas_kit.experiments.running import arun_episodes, run_episode
-from atlas_kit.models.choose import SIMULATED
+from atlas_kit.types.records import SIMULATED
 from atlas_kit.models.standin.model import OFFLINE_MODEL, OfflineModel, Profile, offline_client
-from atlas_kit.models.replay import Cassette, recording_client
+from atlas_kit.models.cassette import Cassette, recording_client
 from atlas_kit.types.results import HARNESS_ERROR, read_records
 from atlas_kit.experiments.results import Condition
 from atlas_kit.models.transport import MessagesTransport
@@ -44,7 +44,8 @@ def test_plan_orders_conditions_then_tickets_then_trials_and_drops_repeats():
 
 
 def test_a_plan_is_bounded_at_max_episodes_before_anything_is_built():
-    from atlas_kit.experiments.episodes import MAX_EPISODES, check_options
+    from atlas_kit.types.sets import MAX_EPISODES
+    from atlas_kit.experiments.episodes import check_options
     from atlas_kit.experiments.spec import SweepSpec
 
     one = dict(styles=("raw",), faults=(True,), break_loops=(True,), tickets=("T01",))
@@ -121,7 +122,7 @@ def test_the_async_path_gives_the_same_records_as_the_sync_path():
 
 
 def test_a_replayed_sweep_runs_through_the_async_client_and_says_replayed(tmp_path):
-    from atlas_kit.models.replay import EPISODE_HEADER
+    from atlas_kit.models.cassette import EPISODE_HEADER
 
     model = "claude-sonnet-5-5"
     tape = Cassette(model=model, recorded_on="2026-01-02")

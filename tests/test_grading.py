@@ -13,7 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from atlas_kit.course.checks import BLANK, EXERCISES
+from atlas_kit.course.checks._registry import BLANK
+from atlas_kit.course.checks import EXERCISES
 from atlas_kit.cli import main
 from atlas_kit.course.grading import Gradebook, grade_class, summarize
 from atlas_kit.course.grading.collect import chapter_of, chapter_plan, read_submissions, registry, solution_notebooks

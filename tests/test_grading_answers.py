@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from atlas_kit.contract.errors import Branch, retry_changed, tool_error
-from atlas_kit.course.checks import BLANK, check
+from atlas_kit.course.checks._registry import BLANK
+from atlas_kit.course.checks import check
 from atlas_kit.course.grading.payloads import read_payload
 from atlas_kit.course.grading.judge import prepare, changed, rebuild
 from atlas_kit.course.grading.recorder import ImportRecorder

@@ -13,17 +13,18 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from atlas_kit.course.grading import Grade, grade_class
+from atlas_kit.course.grading.records import Grade
+from atlas_kit.course.grading import grade_class
 from grading_class import chapter_files
 
 PATCHES = {  # chapter 02, in the learner's own kernel: each would make a check say right if it ran there
     "builtin": "import atlas_kit.contract.errors as e\ne._check_branch = print",
-    "partial": ("import functools\nimport atlas_kit.course.checks as c\nfrom atlas_kit.course.checks import Feedback\n"
+    "partial": ("import functools\nimport atlas_kit.course.checks as c\nfrom atlas_kit.course.checks._registry import Feedback\n"
                 "c.check = functools.partial(Feedback, ok=True, message='Right.')"),
-    "mock": ("from unittest import mock\nfrom atlas_kit.course.checks import Feedback\n"
+    "mock": ("from unittest import mock\nfrom atlas_kit.course.checks._registry import Feedback\n"
              "mock.patch('atlas_kit.course.checks.check', return_value=Feedback('02.1', True, 'Right.')).start()\n"
-             "mock.patch('atlas_kit.course.checks.is_blank', return_value=False).start()"),
-    "importlib": ("import importlib, types\nfrom atlas_kit.course.checks import Feedback\n"
+             "mock.patch('atlas_kit.course.checks._registry.is_blank', return_value=False).start()"),
+    "importlib": ("import importlib, types\nfrom atlas_kit.course.checks._registry import Feedback\n"
                   "fake = types.SimpleNamespace(check=lambda k, a: Feedback(k, True, 'Right.'), BLANK='')\n"
                   "real = importlib.import_module\n"
                   "importlib.import_module = lambda name, package=None: fake if 'checks' in name else real(name)"),

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_kit.atlas import CELLS, IMPLICIT_TICKETS
+from atlas_kit.atlas.faults import CELLS
+from atlas_kit.atlas.tickets import IMPLICIT_TICKETS
 from atlas_kit.experiments.implicit import recovery_by_cell, sweep, ticket_cell
 from atlas_kit.face.tables import cell_table
 from atlas_kit.stats import wilson

@@ -58,7 +58,8 @@ def anthropic_wire(messages: list[ChatMessage]) -> dict[str, Any]:
     transport (inspect_ai's public get_model, which takes the SDK's http_client): no network, no key."""
     import anthropic
 
-    from atlas_kit.models.transport import BASE_URL, PLACEHOLDER_KEY, MessagesTransport, message_body
+    from atlas_kit.models.transport import BASE_URL, PLACEHOLDER_KEY, MessagesTransport
+    from atlas_kit.models.body import message_body
 
     sent: list[dict[str, Any]] = []
 

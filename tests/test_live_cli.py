@@ -15,7 +15,7 @@ import pytest
 from live_api import FAKE_KEY, LocalAPI
 
 from atlas_kit.cli import main
-from atlas_kit.types import STYLE_NAMES
+from atlas_kit.types.sets import STYLE_NAMES
 from atlas_kit.models.standin.model import OfflineModel
 from atlas_kit.models.transport import APIFault
 
@@ -47,7 +47,7 @@ def test_a_big_live_sweep_with_no_terminal_prints_its_estimate_and_is_refused_wi
     assert server.messages == []  # nothing was called, so nothing was spent
     done = capsys.readouterr()
     assert code == 2 and "Traceback" not in done.err
-    from atlas_kit.types import STYLE_NAMES
+    from atlas_kit.types.sets import STYLE_NAMES
 
     episodes = len(STYLE_NAMES) * 2 * 27 * 50  # every style (the default), faults on and off, 27 tickets, 50 trials
     assert f"Cost estimate: {episodes:,} live episodes of claude-sonnet-5-5" in done.out
@@ -262,7 +262,7 @@ def test_on_a_terminal_the_estimate_is_followed_by_a_question(server, tmp_path, 
 
 
 def test_a_plan_too_big_to_hold_is_refused_at_once_with_the_most_trials_it_allows(server, tmp_path, capsys):
-    from atlas_kit.experiments.episodes import MAX_EPISODES
+    from atlas_kit.types.sets import MAX_EPISODES
 
     code = main(["experiment", "--model", MODEL, "--trials", "1000000", "--out", str(tmp_path / "out"), "--yes"])
     err = capsys.readouterr().err
@@ -278,7 +278,7 @@ def test_a_plan_too_big_to_hold_is_refused_at_once_with_the_most_trials_it_allow
 
 
 def test_the_help_says_how_many_episodes_a_sweep_may_plan(capsys):
-    from atlas_kit.experiments.episodes import MAX_EPISODES
+    from atlas_kit.types.sets import MAX_EPISODES
 
     with pytest.raises(SystemExit):
         main(["experiment", "--help"])

@@ -27,7 +27,8 @@ from atlas_kit.experiments.sweep import sweep
 from atlas_kit.models.resume import CallKeeper, Stopping
 from atlas_kit.models.standin.model import OfflineModel
 from atlas_kit.models.pricing import cost_usd
-from atlas_kit.models.transport import MessagesTransport, request_tokens
+from atlas_kit.models.transport import MessagesTransport
+from atlas_kit.types.tokens import request_tokens
 
 MODEL = "claude-sonnet-5-5"
 PER_CALL = 0.03  # 10,000 tokens in and 1,000 out at claude-sonnet-5-5's $2 / $10 per million

@@ -8,16 +8,17 @@ import pytest
 from live_api import FAKE_KEY, LocalAPI
 
 from atlas_kit.face import display  # noqa: F401  # str(run) and a notebook's run render through the display layer
-from atlas_kit import contract as E
+import atlas_kit as E
 from atlas_kit.agent import Bounds, run_agent
 from atlas_kit.atlas import atlas_session
 from atlas_kit.dispatch.transient import RetryPolicy
 from atlas_kit.dispatch.tool import Tool
 from atlas_kit.experiments.sweep import run_experiment, sweep
 from atlas_kit.models.choose import choose_model
-from atlas_kit.models.replay import Cassette
+from atlas_kit.models.cassette import Cassette
 from atlas_kit.contract.redaction import redact
-from atlas_kit.models.transport import APIFault, ScriptedAPI, in_process_client, message_body
+from atlas_kit.models.transport import APIFault, ScriptedAPI, in_process_client
+from atlas_kit.models.body import message_body
 
 MODEL = "claude-sonnet-5-5"
 PASSWORD = "pass" + "word=" + "hunter2hunter2"

@@ -13,7 +13,9 @@ from atlas_kit.experiments.guard import SweepRefused, SweepStopped
 from atlas_kit.experiments.metrics import success, usable
 from atlas_kit.models.standin.model import OfflineModel
 from atlas_kit.models.pricing import HIGH, LOW, cost_usd, estimate
-from atlas_kit.models.replay import EPISODE_HEADER, Cassette, ReplayMiss, is_replay_miss
+from atlas_kit.models.cassette import EPISODE_HEADER, Cassette
+from atlas_kit.models.transport import ReplayMiss
+from atlas_kit.models.replay import is_replay_miss
 from atlas_kit.models.providers.replay import replay_client
 from atlas_kit.types.results import read_records
 from atlas_kit.face.tables import recovery_table

@@ -20,16 +20,18 @@ from hypothesis import strategies as st
 from live_api import live  # noqa: F401 (a fixture, used by name)
 
 from atlas_kit.models import pricing
-from atlas_kit.agent import STOP_REASONS, Bounds, Task, arun_agent, run_agent
+from atlas_kit.types.sets import STOP_REASONS
+from atlas_kit.agent import Bounds, Task, arun_agent, run_agent
 from atlas_kit.atlas import atlas_session, grade
 from atlas_kit.dispatch.dispatcher import Dispatcher
 from atlas_kit.dispatch.transient import RetryPolicy
 from atlas_kit.dispatch.tool import Tool
 from atlas_kit.models.choose import choose_model
-from atlas_kit.models.replay import Cassette, recording_client
+from atlas_kit.models.cassette import Cassette, recording_client
 from atlas_kit.models.api_retry import APIRetry, BoundedRetry
 from atlas_kit.models.replies import MAX_CALL_TOKENS
-from atlas_kit.models.transport import APIFault, RawAnswer, ScriptedAPI, in_process_client, message_body
+from atlas_kit.models.transport import APIFault, RawAnswer, ScriptedAPI, in_process_client
+from atlas_kit.models.body import message_body
 
 MODEL = "claude-sonnet-5-5"
 USAGE = {"input_tokens": 100, "output_tokens": 20}

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from atlas_kit.atlas import TICKETS, ticket
-from atlas_kit.atlas.data import MONEY, RECORD_ID
+from atlas_kit.atlas.formats import MONEY, RECORD_ID
 from atlas_kit.atlas.grade import SCANNED_CHARS
 from atlas_kit.atlas.figures import invented_figures
 from atlas_kit.atlas.verdict import PLAIN

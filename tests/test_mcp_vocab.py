@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from atlas_kit import contract as E
+import atlas_kit as E
 from atlas_kit.contract.vocab import text_to_mcp, to_mcp
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas_kit.course.checks import EXERCISES, _load
+from atlas_kit.course.checks import EXERCISES
+from atlas_kit.course.checks.run import _load
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))

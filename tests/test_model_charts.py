@@ -8,8 +8,9 @@ import matplotlib
 import matplotlib.pyplot as plt
 
 from atlas_kit.face.model_charts import model_actions_chart, model_recovery_chart
-from atlas_kit.transcripts import (Transcripts, agentdojo_runs, error_events, next_actions_by_model, read_transcripts,
-                                   recovery_by_model, source_line)
+from atlas_kit.transcripts import (Transcripts, agentdojo_runs, error_events, read_transcripts, recovery_by_model,
+    source_line)
+from atlas_kit.transcripts.analysis import next_actions_by_model
 
 matplotlib.use("Agg")
 

@@ -9,8 +9,8 @@ from anthropic.types import Model
 
 from atlas_kit.models import choose as M
 from atlas_kit.models.standin.model import OFFLINE_MODEL
-from atlas_kit.models.replay import Cassette
-from atlas_kit.models.transport import message_body
+from atlas_kit.models.cassette import Cassette
+from atlas_kit.models.body import message_body
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 import atlas_kit
-from atlas_kit._layers import LAYERS, layer_of
 
 PKG = Path(atlas_kit.__file__).parent
 
@@ -38,34 +37,6 @@ def _imports(path: Path, rel: Path | None = None) -> list[tuple[str, int]]:
 
 def _top(dotted: str) -> str:
     return dotted.split(".")[0] if dotted else "__init__"
-
-
-def test_every_module_is_in_exactly_one_layer_and_every_listed_one_exists():
-    listed = [m for _, modules in LAYERS for m in modules]
-    assert len(listed) == len(set(listed)), "a module is listed in two layers of atlas_kit/_layers.py"
-    present = {p.stem if p.parent == PKG else p.relative_to(PKG).parts[0] for p in PKG.rglob("*.py")}
-    assert present - set(listed) == set(), f"add these to a layer in atlas_kit/_layers.py: {present - set(listed)}"
-    assert set(listed) - present == set(), f"atlas_kit/_layers.py lists modules that do not exist: {set(listed) - present}"
-
-
-def _upward(path: Path, rel: Path) -> list[str]:
-    me = rel.parts[0].removesuffix(".py")
-    return [f"{rel}:{line} imports {target} from a higher layer" for target, line in _imports(path, rel)
-            if layer_of(_top(target)) > layer_of(me)]
-
-
-def test_modules_import_downward_only():
-    wrong = [w for path in PKG.rglob("*.py") for w in _upward(path, path.relative_to(PKG))]
-    assert not wrong, "\n".join(wrong)
-
-
-def test_the_layer_check_reports_an_upward_import_even_a_lazy_one(tmp_path):
-    source = tmp_path / "m.py"
-    source.write_text("from .dispatch.tool import Tool\n\ndef f():\n    from .face.display import run_text\n")
-    assert _upward(source, Path("agent.py")) == ["agent.py:4 imports face.display from a higher layer"]
-    assert _upward(source, Path("cli/main.py")) == []
-    source.write_text("from ..experiments.metrics import recovery\n")
-    assert _upward(source, Path("atlas/grade.py")) == ["atlas/grade.py:1 imports experiments.metrics from a higher layer"]
 
 
 def _module_of(path: Path) -> str:
@@ -108,16 +79,20 @@ def test_the_cycle_check_finds_a_cycle_through_a_lazy_import():
                    "checks.registry": set()}) is None
 
 
+def _packages() -> list[str]:
+    return sorted(_module_of(p) for p in PKG.rglob("__init__.py"))
+
+
 def test_every_exported_name_has_a_docstring():
     import importlib
 
     missing = []
-    for name in sorted(_module_of(p) for p in PKG.rglob("*.py")):
-        if name.startswith(("bridges.inspect", "course.grading")) or name.endswith("__main__"):
+    for name in _packages():
+        if name.startswith(("bridges.inspect", "course.grading")):
             continue  # optional extras and the kernel-side grader load their own heavy dependencies
-        module = importlib.import_module(f"atlas_kit.{name}" if name else "atlas_kit")
-        for export in getattr(module, "__all__", ()):
-            value = getattr(module, export)
+        package = importlib.import_module(f"atlas_kit.{name}" if name else "atlas_kit")
+        for export in package.__all__:
+            value = getattr(package, export)
             if (callable(value) or isinstance(value, type)) and getattr(value, "__module__", "").startswith("atlas_kit"):
                 if not (value.__doc__ or "").strip():
                     missing.append(f"{name or 'atlas_kit'}.{export}")
@@ -132,71 +107,86 @@ def test_every_module_opens_with_a_docstring():
         assert doc and len(doc) > 20, f"{path.relative_to(PKG)} needs a 2-4 line docstring"
 
 
-# The public names of atlas_kit before the layer folders (issue 28): each must keep importing from the top.
-TOP_LEVEL_NAMES = (
-    "Bounds", "Branch", "CONTRACT_VERSION", "CallContext", "Cassette", "Conversation", "DEFAULT_MODEL", "DispatchResult",
-    "Dispatcher", "ErrorCode", "Failure", "LoopBreak", "ModelChoice", "Next", "OFFLINE_MODEL", "Profile", "RetryPolicy",
-    "Run", "Safe", "Table", "Task", "Tool", "ToolError", "ToolFailure", "Trace", "Transient", "arun_agent",
-    "choose_model", "contract_async_tool", "contract_tool", "empty_result", "error_schema", "from_article",
-    "offline_client", "read_records", "recording_client", "redact", "replay_client", "retry_changed",
-    "retry_unchanged", "run_agent", "run_experiment", "safe", "say", "stop", "switch_tool", "to_article", "to_mcp",
-    "tool_error",
-)
+def _declared() -> dict[str, list[str]]:
+    """Every `__all__` in the package, by module: the names it declares public."""
+    found = {}
+    for path in PKG.rglob("*.py"):
+        for node in ast.parse(path.read_text()).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                found[_module_of(path)] = list(ast.literal_eval(node.value)) if node.value is not None else []
+            if any(isinstance(t, ast.Tuple) and "__all__" in [e.id for e in t.elts if isinstance(e, ast.Name)]
+                   for t in targets):  # a lazy package: its names are its type-only imports
+                import importlib
+
+                name = _module_of(path)
+                found[name] = importlib.import_module(f"atlas_kit.{name}" if name else "atlas_kit").__all__
+    return found
 
 
-def test_every_public_name_from_before_the_folders_still_imports_from_the_top():
+def test_the_public_surface_is_small_and_declared_only_by_packages():
+    declared = _declared()
+    assert set(declared) <= set(_packages()), f"only a package's __init__ declares __all__: {set(declared) - set(_packages())}"
+    names = {n for ns in declared.values() for n in ns}
+    print(f"public names: {len(names)} distinct, {len(declared[''])} at the top; __init__ lines: "
+          f"{sum(len(p.read_text().splitlines()) for p in PKG.rglob('__init__.py'))}")
+    assert len(declared[""]) <= 40 and len(names) <= 150
+    assert sum(len(p.read_text().splitlines()) for p in PKG.rglob("__init__.py")) <= 400
+
+
+def test_each_package_s_names_resolve_to_what_its_modules_define():
     import importlib
 
-    fresh = importlib.import_module("atlas_kit")
-    missing = [name for name in TOP_LEVEL_NAMES if name not in fresh.__all__ or getattr(fresh, name, None) is None]
-    assert not missing, missing
-
-
-def _lazy_packages() -> list[Path]:
-    return [p for p in PKG.rglob("__init__.py") if "_WHERE" in p.read_text()]
-
-
-def test_each_folders_lazy_names_agree_with_what_the_type_checker_sees_and_resolve():
-    import importlib
-
-    assert len(_lazy_packages()) >= 10
-    for init in _lazy_packages():
-        tree = ast.parse(init.read_text())
-        checked = {a.asname or a.name: node.module for node in ast.walk(tree) if isinstance(node, ast.If)
-                   for node in node.body if isinstance(node, ast.ImportFrom) for a in node.names}
-        name = _module_of(init)
+    for name, exported in _declared().items():
         package = importlib.import_module(f"atlas_kit.{name}" if name else "atlas_kit")
-        where = vars(package)["_WHERE"]
-        assert {n: m for n, m in where.items()} == {n: m for n, m in checked.items()}, init
-        assert package.__all__ == sorted(where), f"{init}: __all__ must be sorted(_WHERE)"
-        submodules = {p.stem for p in init.parent.glob("*.py")} | {p.parent.name for p in init.parent.glob("*/__init__.py")}
-        assert not set(where) & submodules, f"{init}: a name equal to a module is shadowed once that module loads"
-        for export in where:
-            assert getattr(package, export) is getattr(importlib.import_module(f"{package.__name__}.{where[export]}"),
-                                                       export)
+        assert exported == sorted(exported), f"{name or 'atlas_kit'}: __all__ is sorted"
+        for export in exported:
+            value = getattr(package, export)
+            assert not isinstance(value, type(atlas_kit)), f"{name}.{export} is a module, shadowing a name"
 
 
-def test_the_top_level_holds_at_most_twelve_entries():
-    entries = [e.name for e in PKG.iterdir() if not e.name.startswith((".", "_")) and e.suffix not in (".json", ".typed")]
-    assert len(entries) <= 12, sorted(entries)
+def test_importing_atlas_kit_loads_the_core_only_and_installs_no_import_hook():
+    import subprocess
+    import sys
+
+    probe = ("import sys; hooks = list(sys.meta_path); import atlas_kit; "
+             "print(sys.meta_path == hooks); print(' '.join(sorted(m for m in sys.modules if m.startswith('atlas_kit.'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    same, loaded = done.stdout.splitlines()
+    assert same == "True"
+    products = ("atlas_kit.experiments", "atlas_kit.transcripts", "atlas_kit.bridges", "atlas_kit.face",
+                "atlas_kit.course", "atlas_kit.cli", "atlas_kit.atlas")
+    assert not [m for m in loaded.split() if m.startswith(products)], loaded
+    assert "anthropic" not in done.stdout
 
 
-def test_a_path_from_before_the_folders_imports_the_same_module_with_a_warning():
+def test_an_old_module_path_is_gone_not_aliased():
     import importlib
-    import warnings
 
-    import atlas_kit.course.checks.ch01 as new_checks
-    import atlas_kit.contract.values as values
+    for old in ("atlas_kit.errors", "atlas_kit.checks", "atlas_kit.tables"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(old)
 
-    with pytest.warns(DeprecationWarning, match=r"atlas_kit\.checks\.ch01 moved to atlas_kit\.course\.checks\.ch01"):
-        old = importlib.import_module("atlas_kit.checks.ch01")
-    assert old is new_checks
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        errors = importlib.import_module("atlas_kit.errors")  # its names now live in two modules; both answer
-    assert errors.safe is values.safe and errors.tool_error is atlas_kit.tool_error
-    with pytest.raises(ModuleNotFoundError):
-        importlib.import_module("atlas_kit.no_such_module")
+
+def test_import_linter_contracts_hold():
+    import subprocess
+    import sys
+
+    lint = Path(sys.executable).parent / "lint-imports"
+    done = subprocess.run([str(lint), "--no-cache"], capture_output=True, text=True, timeout=120, cwd=PKG.parent)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "0 broken" in done.stdout
+
+
+def test_every_top_level_entry_sits_in_a_layer():
+    import tomllib
+
+    config = tomllib.loads((PKG.parent / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    layers = next(c for c in config if c["type"] == "layers")["layers"]
+    placed = {m.strip().removeprefix("atlas_kit.") for line in layers for m in line.split("|")}
+    entries = {e.stem if e.suffix == ".py" else e.name for e in PKG.iterdir()
+               if not e.name.startswith(("_", ".")) and (e.suffix == ".py" or (e / "__init__.py").exists())}
+    assert entries == placed, f"place these in the layers contract of pyproject.toml: {entries ^ placed}"
 
 
 def _house():  # scripts/ is not a package

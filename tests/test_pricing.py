@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from atlas_kit.models import pricing as P
-from atlas_kit.types import DEFAULT_MODEL
+from atlas_kit.types.sets import DEFAULT_MODEL
 
 LISTED = "claude-sonnet-5-5"
 

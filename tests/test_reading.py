@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from atlas_kit import contract as E
+import atlas_kit as E
 from atlas_kit.models.standin.reading import CUES, read_error
 
 TOOLS = ["issue_refund", "escalate_to_human", "list_invoices"]

@@ -12,10 +12,12 @@ import httpx2
 import pytest
 from anthropic.types import Message
 
-from atlas_kit.models.replay import (IGNORED_FIELDS, Cassette, RecordingTransport, fingerprint, ReplayMiss,
-    is_replay_miss, recording_client)
+from atlas_kit.models.cassette import IGNORED_FIELDS, Cassette, RecordingTransport, fingerprint, recording_client
+from atlas_kit.models.transport import ReplayMiss
+from atlas_kit.models.replay import is_replay_miss
 from atlas_kit.models.providers.replay import replay_client
-from atlas_kit.models.transport import APIFault, MessagesTransport, ScriptedAPI, message_body
+from atlas_kit.models.transport import APIFault, MessagesTransport, ScriptedAPI
+from atlas_kit.models.body import message_body
 
 MODEL = "claude-sonnet-5"
 # Built from pieces so the repository never holds a literal key pattern.

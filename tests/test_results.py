@@ -7,7 +7,7 @@ import pytest
 from atlas_kit.agent import run_agent
 from atlas_kit.models.standin.model import STANDIN_SOURCE
 from atlas_kit.atlas import atlas_session, grade
-from atlas_kit.models.choose import SIMULATED
+from atlas_kit.types.records import SIMULATED
 from atlas_kit.models.standin.model import OFFLINE_MODEL, offline_client
 from atlas_kit.types import Source
 from atlas_kit.experiments.results import (FIELDS, Condition, ResultsWriter, episode_key, harness_record,

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from atlas_kit.contract import errors as E
 from atlas_kit.atlas import catalogue
-from atlas_kit.contract.rubric import (ECHO_MIN_CHARS, MAX_TOKENS, RULES, Judgement, Verdict, judge, server_score,
-    tool_score)
+from atlas_kit.contract.echo import ECHO_MIN_CHARS
+from atlas_kit.contract.rubric import MAX_TOKENS, RULES, Judgement, Verdict, judge, server_score, tool_score
 
 SCHEMA = {"type": "object", "properties": {"account_id": {"type": "string", "pattern": "^ACC-[0-9]{4}$"},
                                             "note": {"type": "string"}}, "required": ["account_id"]}

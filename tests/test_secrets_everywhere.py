@@ -26,7 +26,8 @@ from atlas_kit.dispatch.tool import Tool
 from atlas_kit.dispatch.transient import RetryPolicy
 from atlas_kit.experiments.sweep import sweep
 from atlas_kit.models.standin.model import OfflineModel
-from atlas_kit.models.transport import ScriptedAPI, in_process_client, message_body
+from atlas_kit.models.transport import ScriptedAPI, in_process_client
+from atlas_kit.models.body import message_body
 
 MODEL = "claude-sonnet-5-5"
 # (how a careless tool or library writes it, the part that must never be shown)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas_kit.course.checks import EXERCISES, _load, check
+from atlas_kit.course.checks import EXERCISES, check
+from atlas_kit.course.checks.run import _load
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))

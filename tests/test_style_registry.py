@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_kit.cli import build_parser
+from atlas_kit.cli.command import build_parser
 from atlas_kit.dispatch.styles import STYLES
-from atlas_kit.types import STYLE_NAMES
+from atlas_kit.types.sets import STYLE_NAMES
 
 
 def _choices(command: str, flag: str) -> object:

@@ -17,15 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from atlas_kit.contract.errors import RETRYABLE, ErrorCode, ToolFailure, error_schema, switch_tool
-from atlas_kit.bridges.tool_runner import (
-    DEFAULT_NEXT,
-    ContractAsyncFunctionTool,
-    ContractFunctionTool,
-    Conversation,
-    contract_async_tool,
-    contract_tool,
-)
-from atlas_kit.models.transport import ScriptedAPI, in_process_async_client, in_process_client, message_body
+from atlas_kit.contract.defaults import DEFAULT_NEXT
+from atlas_kit.bridges.tool_runner import (ContractAsyncFunctionTool, ContractFunctionTool, Conversation,
+    contract_async_tool, contract_tool)
+from atlas_kit.models.transport import ScriptedAPI, in_process_async_client, in_process_client
+from atlas_kit.models.body import message_body
 
 MODEL = "scripted-model"
 SQL = "SELECT * FROM invoices WHERE tenant_id = 9312 failed on db-7.atlas.internal"

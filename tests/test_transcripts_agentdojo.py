@@ -17,9 +17,12 @@ from pathlib import Path
 import pytest
 
 from atlas_kit.cli import main
-from atlas_kit.transcripts import (AGENTDOJO, ToolCall, ToolResult, TranscriptError, Transcripts, agentdojo_licence,
-                                   agentdojo_runs, error_events, read_file, read_transcripts, recovery_by_model)
-from atlas_kit.transcripts.readers import write_bundle
+from atlas_kit.transcripts.shipped import AGENTDOJO, agentdojo_licence
+from atlas_kit.transcripts.model import ToolCall, ToolResult
+from atlas_kit.transcripts import (TranscriptError, Transcripts, agentdojo_runs, error_events, read_transcripts,
+    recovery_by_model)
+from atlas_kit.transcripts.readers.files import read_file
+from atlas_kit.transcripts.readers.agentdojo import write_bundle
 from atlas_kit.transcripts.readers.openai import looks_like_error
 
 RUNS = Path(os.environ.get("ATLAS_AGENTDOJO_RUNS", "/work/shared/data/agentdojo/runs"))

@@ -12,9 +12,13 @@ import pytest
 from hypothesis import given, strategies as st
 
 from atlas_kit.stats import fisher_exact
-from atlas_kit.transcripts import (CSV_COLUMNS, Episode, ModelText, Outcome, Summary, ToolCall, ToolResult, Turn,
-                                   UserText, episode_rows, error_events, error_groups, find_episode, hit_error, loops,
-                                   mask, next_action, next_action_counts, recovery, window, write_error_csv)
+from atlas_kit.transcripts.report import CSV_COLUMNS, write_error_csv
+from atlas_kit.transcripts import Episode, error_events, next_action_counts
+from atlas_kit.transcripts.model import ModelText, Outcome, Summary, ToolCall, ToolResult, Turn, UserText
+from atlas_kit.transcripts.analysis import episode_rows, find_episode, hit_error, loops, next_action, window
+from atlas_kit.transcripts.groups import error_groups
+from atlas_kit.transcripts.masking import mask
+from atlas_kit.transcripts.rates import recovery
 
 
 def episode(turns: list[Turn], *, id: str = "e", correct: bool | None = True, **fields: object) -> Episode:

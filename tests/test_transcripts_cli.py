@@ -9,8 +9,9 @@ import pytest
 
 from atlas_kit.cli import main
 from atlas_kit.cli.transcripts import FORMATS
-from atlas_kit.transcripts import FORMATS as READER_FORMATS
-from atlas_kit.transcripts import OBSERVATIONAL, tau_bench_airline
+from atlas_kit.transcripts.model import FORMATS as READER_FORMATS
+from atlas_kit.transcripts.report import OBSERVATIONAL
+from atlas_kit.transcripts import tau_bench_airline
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 

@@ -11,10 +11,12 @@ from collections import Counter
 
 import pytest
 
-from atlas_kit.transcripts import (MODEL_UNKNOWN, Episode, ModelText, Outcome, ToolCall, ToolResult, Transcripts,
-                                   UserText, agentdojo_runs, dashboard, error_events, model_action_rows, model_rows,
-                                   next_action_counts, next_actions_by_model, paired_by_task, paired_rows, pass_hat_k,
-                                   pass_k_rows, read_transcripts, recovery_by_model, tau_bench_airline)
+from atlas_kit.transcripts.labels import MODEL_UNKNOWN
+from atlas_kit.transcripts import (Episode, Transcripts, agentdojo_runs, dashboard, error_events, next_action_counts,
+    paired_by_task, pass_hat_k, read_transcripts, recovery_by_model, tau_bench_airline)
+from atlas_kit.transcripts.model import ModelText, Outcome, ToolCall, ToolResult, UserText
+from atlas_kit.transcripts.comparison import model_action_rows, model_rows, paired_rows, pass_k_rows
+from atlas_kit.transcripts.analysis import next_actions_by_model
 
 
 @functools.cache
@@ -117,7 +119,8 @@ def test_a_task_run_under_two_conditions_with_one_trial_number_is_not_its_trials
 
 
 def test_the_task_split_across_models_holds_one_source_s_tasks_fixed_whoever_ran_them():
-    from atlas_kit.transcripts import task_split, task_split_rows
+    from atlas_kit.transcripts.rates import task_split
+    from atlas_kit.transcripts.report import task_split_rows
 
     episodes = [ep("a", "t1", errors=1, correct=False), ep("b", "t1", errors=0, correct=False),
                 ep("b", "t2", errors=0, correct=True), ep("c", "t1", errors=0, correct=True),
@@ -135,7 +138,7 @@ def test_the_task_split_across_models_holds_one_source_s_tasks_fixed_whoever_ran
 
 
 def test_agentdojo_s_tasks_that_met_an_error_in_some_run_went_worse_without_one_too():
-    from atlas_kit.transcripts import task_split
+    from atlas_kit.transcripts.rates import task_split
 
     split = task_split(dojo().episodes, across_models=True)
     hit_tasks = {(e.file, e.task_id) for e in dojo().episodes if any(isinstance(t, ToolResult) and t.is_error
@@ -148,7 +151,7 @@ def test_agentdojo_s_tasks_that_met_an_error_in_some_run_went_worse_without_one_
 
 
 def test_each_common_error_text_comes_with_the_next_moves_that_followed_it():
-    from atlas_kit.transcripts import error_groups
+    from atlas_kit.transcripts.groups import error_groups
     from atlas_kit.transcripts.comparison import group_action_rows
 
     events = error_events(dojo().episodes)

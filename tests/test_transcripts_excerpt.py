@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from atlas_kit.transcripts import (Episode, ModelText, Outcome, ToolCall, ToolResult, UserText, ended, excerpt_rows,
-                                   find_episode, read_transcripts, tau_bench_airline)
+from atlas_kit.transcripts import Episode, read_transcripts, tau_bench_airline
+from atlas_kit.transcripts.model import ModelText, Outcome, ToolCall, ToolResult, UserText
+from atlas_kit.transcripts.excerpt import ended, excerpt_rows
+from atlas_kit.transcripts.analysis import find_episode
 
 
 def episode(outcome: Outcome) -> Episode:

@@ -11,9 +11,13 @@ from pathlib import Path
 import pytest
 
 from atlas_kit.cli import main
-from atlas_kit.transcripts import (MASKED_CHARS, ToolResult, TranscriptError, dashboard, error_events, excerpt_rows,
-                                   next_action_counts, read_by_rubric, read_file, read_transcripts,
-                                   write_error_csv)
+from atlas_kit.transcripts.masking import MASKED_CHARS
+from atlas_kit.transcripts.model import ToolResult
+from atlas_kit.transcripts import TranscriptError, dashboard, error_events, next_action_counts, read_transcripts
+from atlas_kit.transcripts.excerpt import excerpt_rows
+from atlas_kit.transcripts.rubric import read_by_rubric
+from atlas_kit.transcripts.readers.files import read_file
+from atlas_kit.transcripts.report import write_error_csv
 from atlas_kit.transcripts.masking import masked
 
 ANT = "sk-" + "ant-"  # key shapes are built from pieces: the repository holds no literal key

@@ -13,9 +13,12 @@ import pytest
 
 from atlas_kit.cli import main
 from atlas_kit.stats import fisher_exact
-from atlas_kit.transcripts import (Episode, Outcome, ToolCall, ToolResult, Transcripts, UserText, agentdojo_runs,
-                                   dashboard, error_events, judge_event, p_text, paired_by_task, pass_hat_k,
-                                   read_transcripts, recovery, recovery_by_model, task_split, tau_bench_airline)
+from atlas_kit.transcripts import (Episode, Transcripts, agentdojo_runs, dashboard, error_events, paired_by_task,
+    pass_hat_k, read_transcripts, recovery_by_model, tau_bench_airline)
+from atlas_kit.transcripts.model import Outcome, ToolCall, ToolResult, UserText
+from atlas_kit.transcripts.rubric import judge_event
+from atlas_kit.transcripts.labels import p_text
+from atlas_kit.transcripts.rates import recovery, task_split
 from atlas_kit.transcripts.readers.openai import looks_like_error
 
 

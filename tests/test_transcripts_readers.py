@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from atlas_kit.transcripts import (ModelText, Outcome, ToolCall, ToolResult, TranscriptError, UserText, read_file,
-                                   read_transcripts, sniff)
+from atlas_kit.transcripts.model import ModelText, Outcome, ToolCall, ToolResult, UserText
+from atlas_kit.transcripts import TranscriptError, read_transcripts
+from atlas_kit.transcripts.readers.files import read_file
+from atlas_kit.transcripts.readers.sniff import sniff
 from atlas_kit.transcripts.readers.inspect_log import NEEDS
 from atlas_kit.transcripts.readers.openai import looks_like_error
 

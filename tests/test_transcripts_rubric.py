@@ -14,10 +14,11 @@ from hypothesis import given, strategies as st
 from atlas_kit.contract.errors import retry_changed, tool_error
 from atlas_kit.contract.rubric import RULES, judge
 from atlas_kit.stats import fisher_exact
-from atlas_kit.transcripts import (CSV_COLUMNS, HEURISTIC, RULE_LABELS, Episode, ModelText, Outcome, ToolCall,
-                                   ToolResult, Transcripts, UserText, dashboard, error_events, judge_event,
-                                   read_by_rubric, read_transcripts, recovery_by_next_step, rule_counts,
-                                   tau_bench_airline, write_error_csv)
+from atlas_kit.transcripts.report import CSV_COLUMNS, write_error_csv
+from atlas_kit.transcripts.rubric import (HEURISTIC, RULE_LABELS, judge_event, read_by_rubric, recovery_by_next_step,
+    rule_counts)
+from atlas_kit.transcripts import Episode, Transcripts, dashboard, error_events, read_transcripts, tau_bench_airline
+from atlas_kit.transcripts.model import ModelText, Outcome, ToolCall, ToolResult, UserText
 
 CONTRACT = json.dumps(tool_error("toolu_1", "invalid_argument", "The amounts must add up to the total price.",
                                  next=retry_changed("payment_methods", "Make the amounts add up to the total.")).body())
@@ -128,7 +129,7 @@ def test_the_dashboard_shows_the_rubric_and_says_it_is_a_heuristic(tau):
 
 
 def test_the_task_split_sets_recovery_beside_the_same_tasks_without_their_errors(tau):
-    from atlas_kit.transcripts import task_split
+    from atlas_kit.transcripts.rates import task_split
 
     split = task_split(tau.episodes)
     hit_tasks = {e.task_id for e in tau.episodes if any(ev.episode == e.id for ev in error_events([e]))}
@@ -141,7 +142,8 @@ def test_the_task_split_sets_recovery_beside_the_same_tasks_without_their_errors
 
 def test_a_next_action_reads_as_the_branch_it_took():
     from atlas_kit.contract.errors import Branch
-    from atlas_kit.transcripts import NEXT_ACTIONS, branch_taken
+    from atlas_kit.transcripts.analysis import NEXT_ACTIONS
+    from atlas_kit.transcripts.rubric import branch_taken
 
     assert [branch_taken(a) for a in NEXT_ACTIONS] == [Branch.RETRY_UNCHANGED, Branch.RETRY_CHANGED,
                                                        Branch.SWITCH_TOOL, Branch.STOP, Branch.STOP]
@@ -153,7 +155,7 @@ def test_names_only_keeps_machine_paths_out_of_the_dashboard(tau):
 
 
 def test_a_p_value_below_a_thousandth_reads_p_less_than_never_p_equals_less_than():
-    from atlas_kit.transcripts import next_step_rows
+    from atlas_kit.transcripts.report import next_step_rows
     from atlas_kit.transcripts.rubric import NextStepRecovery
     from atlas_kit.stats import Rate
 
@@ -162,7 +164,7 @@ def test_a_p_value_below_a_thousandth_reads_p_less_than_never_p_equals_less_than
 
 
 def test_a_file_with_no_error_text_says_so_once_instead_of_empty_tables():
-    from atlas_kit.transcripts import FileRead
+    from atlas_kit.transcripts.model import FileRead
 
     quiet = Episode(id="q", format="anthropic", file="f.json", record=0, turns=(UserText("hi", 0),),
                     outcome=Outcome(True), evidence="real")
@@ -172,7 +174,7 @@ def test_a_file_with_no_error_text_says_so_once_instead_of_empty_tables():
 
 
 def test_results_records_say_what_they_cannot_give_and_how_often_the_loop_breaker_fired():
-    from atlas_kit.transcripts import FileRead, Summary
+    from atlas_kit.transcripts.model import FileRead, Summary
 
     def record(n: int, broke: bool) -> Episode:
         return Episode(id=f"r{n}", format="atlas", file="r.jsonl", record=n, turns=(), outcome=Outcome(False),

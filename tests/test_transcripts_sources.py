@@ -9,8 +9,11 @@ import pytest
 
 from atlas_kit.experiments.results import ResultsWriter
 from atlas_kit.types.results import read_records
-from atlas_kit.transcripts import (ModelText, ToolCall, ToolResult, TranscriptError, UserText, dashboard, error_events,
-                                   read_file, read_transcripts, recovery, run_episode)
+from atlas_kit.transcripts.model import ModelText, ToolCall, ToolResult, UserText
+from atlas_kit.transcripts import TranscriptError, dashboard, error_events, read_transcripts
+from atlas_kit.transcripts.readers.files import read_file
+from atlas_kit.transcripts.rates import recovery
+from atlas_kit.transcripts.readers.atlas import run_episode
 from atlas_kit.transcripts.readers.inspect_log import InspectReader, outcome_of_value
 
 
@@ -73,10 +76,10 @@ def test_a_score_value_becomes_an_outcome_as_documented(value, correct, reward):
 
 
 def test_an_atlas_results_file_gives_outcomes_and_whether_errors_hit_but_no_turns(tmp_path):
-    import atlas_kit
+    from atlas_kit.experiments import run_experiment
 
     out = tmp_path / "sweep.jsonl"
-    records = atlas_kit.run_experiment(name="t", styles=("raw", "contract"), faults=(True,), tickets=["T04", "T05"],
+    records = run_experiment(name="t", styles=("raw", "contract"), faults=(True,), tickets=["T04", "T05"],
                                        trials=1, out=out, progress=False)
     episodes, note = read_file(out)
     assert note.format == "atlas" and "results JSONL" in note.reason and note.evidence == ("simulated",)

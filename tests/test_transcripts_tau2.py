@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from atlas_kit.cli import main
-from atlas_kit.transcripts import (Outcome, ToolCall, ToolResult, TranscriptError, UserText, dashboard, error_events,
-                                   pass_hat_k, read_file, read_transcripts, sniff)
+from atlas_kit.transcripts.model import Outcome, ToolCall, ToolResult, UserText
+from atlas_kit.transcripts import TranscriptError, dashboard, error_events, pass_hat_k, read_transcripts
+from atlas_kit.transcripts.readers.files import read_file
+from atlas_kit.transcripts.readers.sniff import sniff
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 RESULTS = DATA / "tau2_results.json"

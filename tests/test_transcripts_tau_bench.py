@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from atlas_kit.stats import fisher_exact
-from atlas_kit.transcripts import (TAU_BENCH, Transcripts, error_events, loops, next_action_counts, read_transcripts,
-                                   recovery, tau_bench_airline, tau_bench_licence, tau_bench_policy)
+from atlas_kit.transcripts.shipped import TAU_BENCH, tau_bench_licence, tau_bench_policy
+from atlas_kit.transcripts import Transcripts, error_events, next_action_counts, read_transcripts, tau_bench_airline
+from atlas_kit.transcripts.analysis import loops
+from atlas_kit.transcripts.rates import recovery
 
 
 @pytest.fixture(scope="module")

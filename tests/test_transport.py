@@ -14,20 +14,10 @@ from hypothesis import strategies as st
 
 from atlas_kit.models import transport as transport_module
 from atlas_kit.contract.redaction import redact
-from atlas_kit.models.transport import (
-    BASE_URL,
-    PLACEHOLDER_KEY,
-    APIFault,
-    HandlerError,
-    MessagesTransport,
-    RawAnswer,
-    ScriptedAPI,
-    estimate_tokens,
-    in_process_async_client,
-    in_process_client,
-    message_body,
-    request_tokens,
-)
+from atlas_kit.models.transport import (BASE_URL, PLACEHOLDER_KEY, APIFault, HandlerError, MessagesTransport,
+    RawAnswer, ScriptedAPI, in_process_async_client, in_process_client)
+from atlas_kit.types.tokens import estimate_tokens, request_tokens
+from atlas_kit.models.body import message_body
 
 MODEL = "claude-sonnet-5"
 ASK = [{"role": "user", "content": "Where is order 4921?"}]

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from atlas_kit import contract as E
+import atlas_kit as E
 from atlas_kit.contract.vocab import from_article, to_article, to_mcp
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from atlas_kit.face.whatif import followed_rates, what_if_chart, what_if_rows
 from atlas_kit.models.standin.whatif import (ASSUMED, PUBLISHED_GAP, SET_BY, STANDIN_NOTE, FollowRate, simulate,
                                              what_if)
-from atlas_kit.types import AtlasKitValueError
+from atlas_kit.types.exceptions import AtlasKitValueError
 
 matplotlib.use("Agg")
 

@@ -6,59 +6,16 @@ checked), session (one ticket ready to run) and grade (was it right). Chapters 0
 """
 from __future__ import annotations
 
-from .data import QUEUES, REGIONS, TENANTS, World, money
-from .faults import CELLS, IMPLICIT_KINDS, KINDS, Fault, FaultSchedule, always, cell_of, fail_first_call, sometimes
-from .grade import LABELS, Grade, SimpleRun, grade
-from .outcome import Call, Change, Escalation, Lookup, Outcome, Refund, Script, call
+from .data import World
+from .faults import Fault, FaultSchedule, KINDS, always, sometimes
+from .formats import money
+from .grade import Grade, LABELS, grade
+from .outcome import call
 from .session import Session, atlas_session, play
 from .styles import catalogue
-from ..dispatch.styles import contract_style
-from ..dispatch.styles import STYLES, generic_style, plain_style, raw_style, style_named
-from .tickets import ALL_TICKETS, IMPLICIT_TICKETS, TICKETS, Ticket, ticket
-from .tools import TOOL_NAMES, build_tools
+from .tickets import ALL_TICKETS, TICKETS, Ticket, ticket
+from .tools import TOOL_NAMES
 
-__all__ = [
-    "ALL_TICKETS",
-    "CELLS",
-    "IMPLICIT_KINDS",
-    "IMPLICIT_TICKETS",
-    "KINDS",
-    "LABELS",
-    "QUEUES",
-    "REGIONS",
-    "STYLES",
-    "TENANTS",
-    "TICKETS",
-    "TOOL_NAMES",
-    "Call",
-    "Change",
-    "Escalation",
-    "Fault",
-    "FaultSchedule",
-    "Grade",
-    "Lookup",
-    "Outcome",
-    "Refund",
-    "Script",
-    "Session",
-    "SimpleRun",
-    "Ticket",
-    "World",
-    "always",
-    "atlas_session",
-    "build_tools",
-    "call",
-    "catalogue",
-    "cell_of",
-    "contract_style",
-    "fail_first_call",
-    "generic_style",
-    "grade",
-    "money",
-    "plain_style",
-    "play",
-    "raw_style",
-    "sometimes",
-    "style_named",
-    "ticket",
-]
+__all__ = ["ALL_TICKETS", "Fault", "FaultSchedule", "Grade", "KINDS", "LABELS", "Session", "TICKETS", "TOOL_NAMES",
+    "Ticket", "World", "always", "atlas_session", "call", "catalogue", "grade", "money", "play", "sometimes",
+    "ticket"]

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["internal_name"]
-
 # An identifier with an underscore (query_warehouse, account_id, REFUND_WINDOW_DAYS), not inside a word or an id,
 # a URL or an address; an exception class (TimeoutError).
 _SNAKE = re.compile(r"(?<![\w@/.-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w@/-])")

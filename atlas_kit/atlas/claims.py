@@ -15,8 +15,6 @@ from ..types.memo import text_memo
 from .data import World
 from .formats import DOLLAR_FIGURE, RECORD_ID, money
 
-__all__ = ["Action", "Claim", "Said", "claims", "false_claims", "said_of"]
-
 Action = Literal["refund", "order", "escalation"]
 Said = Literal["done", "not_done", "unknown", "offer"]
 

@@ -11,16 +11,11 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import lru_cache
 
-from ..types import JSONObject
+from ..types.sets import JSONObject
 from .formats import DOLLAR_FIGURE, ID_DIGITS, MONEY, RECORD_ID, id_pattern, money  # their old home: still here
 from .ledger import IssuedRefund, OpenedEscalation, OrderChange, OrderEdit, RegionStock, Snapshot, Stock
 from .records import ACCOUNTS, INVOICES, ORDERS, PRODUCTS
 from ..types.exceptions import AtlasKitKeyError, AtlasKitTypeError
-
-__all__ = [
-    "DOLLAR_FIGURE", "FIRST_DAY", "ID_DIGITS", "LAST_DAY", "MONEY", "QUEUES", "RECORD_ID", "REGIONS", "TENANTS",
-    "TODAY", "Account", "Invoice", "Order", "Product", "World", "id_pattern", "money",
-]
 
 TENANTS = ("acme", "globex", "initech", "umbrella", "hooli", "stark")
 REGIONS = ("north", "south", "east", "west")

@@ -18,11 +18,8 @@ from ..dispatch.transient import Transient
 from ..dispatch.tool import CallContext, Handler, Tool
 from ..contract.errors import ErrorCode, ToolFailure, empty_result, retry_changed, stop, switch_tool
 from ..dispatch.trace import Trace
-from ..types import FaultKind, ImplicitKind, JSONObject, RefusalKind, TransientKind
+from ..types.sets import FaultKind, ImplicitKind, JSONObject, RefusalKind, TransientKind
 from .silent import IMPLICIT_KINDS, SILENT_TOOLS, corrupt, stale_args
-
-__all__ = ["CELLS", "IMPLICIT_KINDS", "KINDS", "REFUSALS", "TRANSIENT", "Cell", "Fault", "FaultSchedule", "always",
-           "cell_of", "fail_first_call", "sometimes"]
 
 # A refusal fails with the contract code of the same name: the fault kinds are built on ErrorCode.
 REFUSALS: dict[RefusalKind, ErrorCode] = {kind: ErrorCode(kind) for kind in typing.get_args(RefusalKind)}

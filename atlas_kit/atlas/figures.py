@@ -13,8 +13,6 @@ from typing import Sequence
 from ..types.memo import text_memo
 from .formats import DOLLAR_FIGURE, money
 
-__all__ = ["FIGURE_DIGITS", "invented_figures"]
-
 # A field and its whole number ("amount_cents": 65000, REFUND_CEILING_CENTS=50000): the field is one whole word, so a
 # match can start only where a word starts, and each run of text is tried once (linear on any input; the pattern
 # this replaces backtracked cubically over a long word holding "cents").

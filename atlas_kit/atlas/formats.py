@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["DOLLAR_FIGURE", "ID_DIGITS", "MONEY", "RECORD_ID", "id_pattern", "money"]
-
 
 def money(cents: int) -> str:
     """Integer cents as the text every tool and answer uses: 125000 -> '$1,250.00'."""

@@ -15,7 +15,10 @@ from typing import Container, Literal, NamedTuple, Protocol, Sequence
 
 from ..dispatch.trace import Trace
 from ..contract.errors import ErrorCode
-from ..types import ErrorEvent, EventLog, Message, RunLike, blocks, events_of, result_text
+from ..types.events import ErrorEvent, EventLog, events_of
+from ..types.api import Message
+from ..types.records import RunLike
+from ..types.walk import blocks, result_text
 from .audience import internal_name
 from .claims import Claim, claims, false_claims, said_of
 from .data import World
@@ -26,9 +29,6 @@ from .silent import CAVEATS, mentioned
 from .statements import false_statements
 from .tickets import Ticket
 from ..types.exceptions import AtlasKitValueError
-
-__all__ = ["CAVEATS", "FAILURE_WORDS", "LABELS", "SCANNED_CHARS", "SILENT_WRONG", "GradableRun", "Grade", "Miss",
-           "SimpleRun", "grade"]
 
 LABELS = ("loop", "apology_without_action", "fabrication", "dropped_failure", "false_report", "omitted_tell",
           "internal_names", "enumeration", "duplicate_side_effect", "step_limit", "cost_limit")

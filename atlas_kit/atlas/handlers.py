@@ -10,15 +10,14 @@ from __future__ import annotations
 from datetime import date
 
 from ..dispatch.tool import CallContext
-from ..types import JSONObject
+from ..types.sets import JSONObject
 from ..contract.errors import ErrorCode, ToolFailure, empty_result, retry_changed, stop, switch_tool
 from ..contract.values import Safe, safe, say
-from .data import FIRST_DAY, LAST_DAY, Account, Invoice, Order, World, money
+from .data import FIRST_DAY, LAST_DAY, Account, Invoice, Order, World
+from .formats import money
 from .rules import MAX_QUANTITY, REFUND_CEILING_CENTS, REFUND_WINDOW_DAYS, check_change, check_changeable, check_quantity
 from .rules import check_refund, check_refund_left
 from .rules import fail as _fail
-
-__all__ = ["MAX_PAGE_SIZE", "MAX_QUANTITY", "REFUND_CEILING_CENTS", "REFUND_WINDOW_DAYS", "ROW_LIMIT", "Desk"]
 
 ROW_LIMIT = 10_000  # rows one warehouse query may scan
 MAX_PAGE_SIZE = 50

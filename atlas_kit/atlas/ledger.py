@@ -6,9 +6,6 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-__all__ = ["IssuedRefund", "OpenedEscalation", "OrderChange", "OrderEdit", "RegionStock", "Snapshot", "Stock",
-           "StockField"]
-
 
 class IssuedRefund(TypedDict):
     """A refund World.refund recorded."""

@@ -15,11 +15,8 @@ from typing import Mapping, Protocol, Sequence, TypeVar, Union
 from .claims import Action, claims
 from .data import World
 from .ledger import IssuedRefund, OpenedEscalation, OrderChange, StockField
-from ..types import JSONObject
+from ..types.sets import JSONObject
 from ..types.memo import text_memo
-
-__all__ = ["Call", "Change", "Escalation", "Fact", "Lookup", "NotMade", "Outcome", "Refund", "Script", "call",
-           "differences", "mentions", "shown"]
 
 
 @dataclass(frozen=True)

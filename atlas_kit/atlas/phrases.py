@@ -6,9 +6,6 @@ one of the words about something else passes. Used by tickets.py; taught in chap
 """
 from __future__ import annotations
 
-__all__ = ["ANOTHER_CUSTOMER", "CAP", "CHECK", "DELETED", "DOWN", "LATER", "NO_ACCOUNT", "PERSON", "SHIPPED", "WINDOW",
-           "ZERO"]
-
 ZERO = ("$0.00", "no unpaid invoices", "zero balance", "balance is zero", "nothing is owed", "owe nothing")
 # What a `tell` asks the answer to pass on, each a set of alternative phrases (Outcome.tell requires every entry).
 DOWN = ("not responding", "isn't responding", "wasn't responding", "didn't respond", "did not respond",

@@ -5,8 +5,6 @@ records and adds the seeded filler around them. Introduced in chapter 04.
 """
 from __future__ import annotations
 
-__all__ = ["ACCOUNTS", "INVOICES", "ORDERS", "PRODUCTS"]
-
 ACCOUNTS = (
     ("ACC-4471", "acme", "Acme Corp", "business"), ("ACC-4475", "acme", "Acme Labs", "starter"),
     ("ACC-4472", "globex", "Globex Corporation", "enterprise"), ("ACC-5120", "globex", "Globex Retail", "business"),

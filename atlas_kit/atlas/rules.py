@@ -8,10 +8,8 @@ from datetime import date, timedelta
 
 from ..contract.errors import ErrorCode, Next, ToolFailure, retry_changed, stop, switch_tool
 from ..contract.values import safe, say
-from .data import TODAY, Invoice, Order, money
-
-__all__ = ["MAX_QUANTITY", "REFUND_CEILING_CENTS", "REFUND_WINDOW_DAYS", "check_change", "check_changeable",
-           "check_quantity", "check_refund", "check_refund_left", "fail"]
+from .data import TODAY, Invoice, Order
+from .formats import money
 
 REFUND_CEILING_CENTS = 50_000  # above this a person approves: the error routes to escalate_to_human
 REFUND_WINDOW_DAYS = 180

@@ -12,7 +12,7 @@ from typing import Iterable
 from ..dispatch.dispatcher import Dispatcher, ToolDispatcher
 from ..dispatch.transient import RetryPolicy
 from ..dispatch.trace import Trace
-from ..types import Block, Message, ToolDefinition
+from ..types.api import Block, Message, ToolDefinition
 from .data import World
 from .faults import Fault, FaultSchedule
 from .grade import SimpleRun
@@ -22,8 +22,6 @@ from ..dispatch.styles import style_named
 from .tickets import TICKETS, Ticket, ticket
 from .tools import build_tools
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
-
-__all__ = ["TICKETS", "Session", "atlas_session", "play"]
 
 _SYSTEM = """You are the support agent for Atlas, a billing and catalogue company. You are acting for the customer "{customer}" and may only work on that customer's accounts, invoices and orders.
 

@@ -14,10 +14,7 @@ from typing import Literal
 from .data import TODAY
 from .figures import FIGURE_DIGITS
 from .formats import DOLLAR_FIGURE, MONEY, money
-from ..types import JSONObject
-
-__all__ = ["CAVEATS", "IMPLICIT_KINDS", "SILENT_TOOLS", "STALE_AS_OF", "Corruption", "ImplicitKind", "corrupt",
-           "figures", "mentioned", "stale_args"]
+from ..types.sets import JSONObject
 
 ImplicitKind = Literal["truncated", "stale", "empty_wrong"]
 IMPLICIT_KINDS: tuple[ImplicitKind, ...] = ("truncated", "stale", "empty_wrong")

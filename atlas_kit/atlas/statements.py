@@ -13,8 +13,6 @@ from typing import Literal
 from .data import World
 from .formats import id_pattern
 
-__all__ = ["false_statements"]
-
 Status = Literal["unpaid", "overdue", "paid"]
 
 _INVOICE = id_pattern("INV")

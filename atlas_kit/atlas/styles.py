@@ -10,12 +10,11 @@ from dataclasses import dataclass, field
 from ..dispatch.dispatcher import Dispatcher
 from ..dispatch.styles import STYLES, Failure
 from ..dispatch.transient import RetryPolicy
-from ..types import STYLE_NAMES, JSONObject, result_text
+from ..types.sets import STYLE_NAMES, JSONObject
+from ..types.walk import result_text
 from .data import World
 from .faults import Fault, FaultSchedule, always
 from .tools import build_tools
-
-__all__ = ["CASES", "Case", "Row", "as_markdown", "catalogue"]
 
 
 @dataclass(frozen=True)

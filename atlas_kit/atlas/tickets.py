@@ -16,8 +16,6 @@ from .phrases import (ANOTHER_CUSTOMER, CAP, CHECK, DELETED, DOWN, LATER, NO_ACC
 from .silent import CAVEATS, STALE_AS_OF, ImplicitKind
 from ..types.exceptions import AtlasKitKeyError
 
-__all__ = ["ALL_TICKETS", "IMPLICIT_TICKETS", "TICKETS", "Ticket", "ticket"]
-
 
 @dataclass(frozen=True)
 class Ticket:

@@ -9,13 +9,11 @@ from __future__ import annotations
 import copy
 from functools import lru_cache
 from ..dispatch.tool import CallContext, Handler, Tool
-from ..types import JSONObject
+from ..types.sets import JSONObject
 from .data import QUEUES, REGIONS, TENANTS, World
 from .formats import ID_DIGITS
 from .handlers import Desk
 from ..types.exceptions import AtlasKitValueError
-
-__all__ = ["TOOL_NAMES", "build_tools"]
 
 TOOL_NAMES = ("get_account", "list_invoices", "get_order", "update_order", "issue_refund",
               "query_warehouse", "escalate_to_human")

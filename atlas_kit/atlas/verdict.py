@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from .grade import SILENT_WRONG, Grade
 
-__all__ = ["PLAIN", "plain_reasons"]
-
 # One sentence for each thing the grader finds, in the order a reply lists them; none names what was expected.
 PLAIN: dict[str, str] = {
     "end_state": "Atlas's records did not end as the ticket required",

@@ -11,8 +11,6 @@ import pydantic
 
 from ..contract.arguments import ArgumentProblem
 
-__all__ = ["ran_inside", "refused_argument"]
-
 
 def ran_inside(exc: BaseException, func: object) -> bool:
     """True when `func`'s own body is in the traceback: the error came from inside the tool, not its arguments."""

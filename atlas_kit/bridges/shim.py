@@ -11,8 +11,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-__all__ = ["PRIVATE_NAMES", "PrerequisiteError", "private", "tool_error_content"]
-
 PRIVATE_NAMES: dict[str, str] = {
     "PrerequisiteError": "inspect_ai._util.error",
     "tool_error_content": "anthropic.lib.tools._tool_dispatch",
@@ -36,7 +34,7 @@ def tool_error_content(exc: BaseException) -> object:
 
 
 if TYPE_CHECKING:
-    from inspect_ai._util.error import PrerequisiteError
+    from inspect_ai._util.error import PrerequisiteError as PrerequisiteError
 else:
     def __getattr__(name: str) -> object:  # looked up on use, so the audit never imports inspect_ai
         if name == "PrerequisiteError":

@@ -28,7 +28,7 @@ from ..contract.errors import Branch, ErrorCode, Next, ToolError, ToolFailure, s
 from ..contract.values import say
 from ..contract.defaults import DEFAULT_NEXT
 from ..dispatch.trace import Trace
-from ..types import result_text
+from ..types.walk import result_text
 
 if TYPE_CHECKING:
     from typing import Iterable, Literal, TypedDict
@@ -51,11 +51,6 @@ if TYPE_CHECKING:
         eager_input_streaming: bool | None
         input_examples: Iterable[dict[str, object]] | None
         strict: bool | None
-
-__all__ = [
-    "BREAKER_MESSAGE", "ContractAsyncFunctionTool", "ContractFunctionTool", "Conversation", "DEFAULT_NEXT",
-    "contract_async_tool", "contract_tool",
-]
 
 log = logging.getLogger("atlas_kit.tool_runner")
 log.addHandler(logging.NullHandler())  # a library stays quiet until the application configures logging

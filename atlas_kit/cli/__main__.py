@@ -1,3 +1,3 @@
-from . import main
+from .command import main
 
 raise SystemExit(main())

@@ -17,11 +17,6 @@ from typing import Callable, Literal, NoReturn, Protocol
 
 from ..dispatch.styles import STYLES
 
-__all__ = ["MAX_SECONDS", "ON_OFF", "STYLE_NAMES", "Commands", "Parser", "_cassette", "_chapter", "_csv", "_dollars",
-           "_existing", "_existing_path", "_folder", "_model", "_name", "_names", "_one_line", "_path", "_plain",
-           "_positive", "_preset_name", "_profile", "_seconds", "_seed", "_shown", "_ticket", "_tickets", "refuse",
-           "unprintable_argument"]
-
 STYLE_NAMES: tuple[str, ...] = tuple(STYLES)  # the registry's names: a new style is offered everywhere at once
 ON_OFF = {"on": True, "off": False}
 MAX_SECONDS = 86_400.0  # a day: more is a typo, and some waits overflow on a huge one (threading's, the kernel's)
@@ -228,14 +223,14 @@ def _profile(text: str) -> str:
 
 def _tickets(text: str) -> list[object]:
     """`--tickets`: ticket ids, comma-separated."""
-    from ..atlas import ALL_TICKETS  # the core 27 and the implicit-failure tickets of chapter 14
+    from ..atlas.tickets import ALL_TICKETS
 
     return _csv("ticket id", tuple(ALL_TICKETS))(text)
 
 
 def _ticket(text: str) -> str:
     """`mcp --ticket`: one of the core tickets."""
-    from ..atlas import TICKETS
+    from ..atlas.tickets import TICKETS
 
     if text not in TICKETS:
         raise argparse.ArgumentTypeError(f"{text!r} is not a ticket id; give one of T01 to T{len(TICKETS):02d}.")

@@ -22,8 +22,6 @@ from .args import Commands, _csv, _one_line, _positive, _seconds
 from .paths import output_argument
 from ..types.exceptions import AtlasKitValueError
 
-__all__ = ["add_audit_parser", "audit_command"]
-
 _EPILOG = """examples:
   atlas-kit audit -- npx -y @modelcontextprotocol/server-memory
   atlas-kit audit --json audit.json --min-score 80 --fail-on echo,internals -- python my_server.py

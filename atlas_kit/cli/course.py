@@ -11,8 +11,6 @@ import time
 from .args import Commands, _folder, _one_line, _positive
 from .paths import output_argument
 
-__all__ = ["add_course_parser", "course_command"]
-
 
 def course_command(args: argparse.Namespace) -> int:
     """Exit 0 when every chapter ran; 2 when the chapters folder is missing."""

@@ -15,10 +15,8 @@ from .args import STYLE_NAMES, _one_line
 
 if TYPE_CHECKING:
     from ..experiments.sweep import Sweep
-    from ..types import Record
+    from ..types.records import Record
     from ..models.pricing import Estimate
-
-__all__ = ["experiment_command", "preset_command"]
 
 
 def experiment_command(args: argparse.Namespace) -> int:

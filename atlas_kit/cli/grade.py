@@ -10,12 +10,11 @@ import sys
 from .args import Commands, _chapter, _existing, _folder, _one_line, _positive, _seconds
 from .paths import output_argument
 
-__all__ = ["add_grade_parser", "grade_command"]
-
 
 def grade_command(args: argparse.Namespace) -> int:
     """Exit 0 when the notebooks were graded (a failing notebook is a row, not an exit code); 2 on bad input."""
-    from ..course.grading import grade_class, summarize
+    from ..course.grading.classroom import grade_class
+    from ..course.grading.report import summarize
 
     try:
         book = grade_class(args.submissions, out=args.out, chapter=args.chapter, solutions=args.solutions,

@@ -11,8 +11,6 @@ from pathlib import Path
 from .args import ON_OFF, STYLE_NAMES, Commands, _positive, _seed, _ticket
 from .paths import output_argument
 
-__all__ = ["add_mcp_parser", "mcp_command"]
-
 MAX_CALLS = 12  # tool calls per episode by default
 
 

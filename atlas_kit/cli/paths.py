@@ -16,8 +16,6 @@ from typing import Literal
 
 from .args import _one_line, _path, _shown
 
-__all__ = ["Output", "file_problem", "folder_problem", "output_argument", "output_problem"]
-
 # The kernel's own filesystems: a folder there cannot hold results (as root, os.access says yes all the same).
 _KERNEL_FS = frozenset({"proc", "sysfs", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs", "pstore", "bpf",
                         "configfs", "efivarfs", "binfmt_misc", "fusectl"})

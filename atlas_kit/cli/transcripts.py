@@ -18,9 +18,7 @@ from .args import Commands, _names, _one_line
 from .paths import output_argument
 
 if TYPE_CHECKING:
-    from ..transcripts import Transcripts
-
-__all__ = ["add_transcripts", "transcripts_command"]
+    from ..transcripts.model import Transcripts
 
 FORMATS = ("auto", "tau-bench", "tau2-bench", "agentdojo", "anthropic", "openai", "inspect", "atlas")
 
@@ -61,7 +59,9 @@ def add_transcripts(sub: Commands) -> None:
 
 def transcripts_command(args: argparse.Namespace) -> int:
     """Exit 0 when the dashboard was printed (and written); 2 when a file could not be read or --out written."""
-    from ..transcripts import TranscriptError, dashboard, read_transcripts
+    from ..transcripts.model import TranscriptError
+    from ..transcripts.report import dashboard
+    from ..transcripts.readers.files import read_transcripts
 
     try:
         transcripts = read_transcripts(args.files, format=args.format)
@@ -85,7 +85,8 @@ def _write_out(transcripts: Transcripts, out: Path, skip: list[str]) -> list[Pat
     """The CSV and the charts, all or none: written into a hidden folder in `out` first, then each moved into place
     (a move replaces a link with the file, never writes through it). A failure leaves `out` as it was."""
     from ..face.transcript_charts import save_transcript_charts
-    from ..transcripts import error_events, write_error_csv
+    from ..transcripts.analysis import error_events
+    from ..transcripts.report import write_error_csv
 
     out.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out, prefix=".transcripts-"))

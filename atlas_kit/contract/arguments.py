@@ -11,12 +11,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol, Sequence
 
 from . import schema_subset
-from ..types import JSONObject
+from ..types.sets import JSONObject
 
 if TYPE_CHECKING:
     import jsonschema
-
-__all__ = ["ArgumentProblem", "check_arguments", "check_schema"]
 
 _TYPE_WORDS = {
     "integer": "a whole number",

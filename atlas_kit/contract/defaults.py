@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from .errors import Branch, ErrorCode, Next, stop
 
-__all__ = ["DEFAULT_NEXT"]
-
 DEFAULT_NEXT: dict[ErrorCode, Next] = {
     ErrorCode.INVALID_ARGUMENT: Next(Branch.RETRY_CHANGED, "Change the argument the message names and call again."),
     ErrorCode.NOT_FOUND: stop("Tell the user it was not found; do not guess other ids or names."),

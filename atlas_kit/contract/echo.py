@@ -13,8 +13,6 @@ from typing import Iterable, Mapping
 
 from .internals import Internal, find_each, plain
 
-__all__ = ["ECHO_MIN_CHARS", "ECHO_RUN_CHARS", "Echo", "callers_own", "find_echo", "looked_for", "values"]
-
 ECHO_MIN_CHARS = 3  # with short echoes looked for: a value this long or longer, found whole in the answer, is an echo
 ECHO_RUN_CHARS = 12  # always: a run this long of a value found in the answer is an echo (an answer may cut or wrap it)
 _SCAN = 100_000  # characters of the answer searched, and of each argument value

@@ -14,14 +14,9 @@ from typing import TypedDict, cast
 
 from .internals import INTERNALS, KIND_WORDS, find_internals, has_internals
 from .redaction import looks_secret
-from ..types import JSONObject, ToolResultBlock
+from ..types.sets import JSONObject
+from ..types.api import ToolResultBlock
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
-
-__all__ = [
-    "ALLOWED_BRANCHES", "Branch", "CONTRACT_VERSION", "ErrorBody", "ErrorCode", "MAX_MESSAGE_CHARS", "Next", "NextBody",
-    "RETRYABLE", "ToolError", "ToolFailure", "empty_result", "error_schema", "retry_changed", "retry_unchanged", "stop",
-    "switch_tool", "tool_error",
-]
 
 CONTRACT_VERSION = "1.0"
 MAX_MESSAGE_CHARS = 280  # two plain sentences; a longer message is a design smell, not a feature

@@ -14,9 +14,6 @@ from typing import Iterator, Literal, get_args
 
 from ..types.memo import text_memo
 
-__all__ = ["INTERNALS", "KIND_WORDS", "Internal", "InternalKind", "SCAN_CHARS", "find_each", "find_internals",
-           "has_internals", "plain"]
-
 InternalKind = Literal["traceback", "file path", "host", "SQL", "database error code", "OS error code",
                        "exception class", "validation dump", "URL", "HTTP status", "HTML", "protocol error code",
                        "memory address", "key or password", "tenant id"]

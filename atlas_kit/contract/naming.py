@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["mentions_argument", "named_arguments"]
-
 # "argument x", "field 'x'": the word after the noun, on the same line; unquoted, an ordinary word is no name
 # ("Field required", "Input should be a valid integer": pydantic's words, naming nothing).
 _NAMED_ARG = re.compile(r"(?i:\b(?:argument|parameter|field|property|input)[ \t]+([`'\"])?([a-z_][a-z0-9_.]*))")

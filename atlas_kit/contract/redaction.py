@@ -13,8 +13,6 @@ from typing import TypeVar, overload
 from ..types.memo import text_memo
 from .internals import plain
 
-__all__ = ["hide_login", "looks_secret", "redact", "redact_known", "secret_values", "secret_variable"]
-
 # Key-shaped tokens (Anthropic and other providers' keys, cloud access keys, GitHub, GitLab, Hugging Face and Slack
 # tokens, JWTs, PEM private keys), bearer tokens and Authorization headers, an address's user:password, and a secret
 # written after its name: "api_key=...", "DB_PASSWORD: ...", "password hunter2", "the password for admin is ...".

@@ -21,9 +21,6 @@ from ..types.tokens import estimate_tokens
 from .redaction import looks_secret, redact
 from ..types.exceptions import AtlasKitTypeError
 
-__all__ = ["ECHO_MIN_CHARS", "ECHO_RUN_CHARS", "MAX_TOKENS", "RULES", "Judgement", "Rule", "Status", "Structure",
-           "Verdict", "judge", "server_score", "tool_score"]
-
 Rule = Literal["is_error", "structure", "code", "retryable", "next", "echo", "internals", "length"]
 RULES: tuple[Rule, ...] = get_args(Rule)
 Status = Literal["pass", "fail", "n/a"]

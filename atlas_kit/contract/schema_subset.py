@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from numbers import Number
 from typing import Any, Iterator, TypeGuard
 
-from ..types import JSONObject
-
-__all__ = ["SchemaError", "covers", "errors", "schema_problem"]
+from ..types.sets import JSONObject
 
 # Keywords that only annotate: jsonschema without a format checker ignores them when validating.
 _ANNOTATIONS = {"description", "examples", "title", "default", "$comment", "deprecated", "readOnly", "writeOnly",

@@ -14,8 +14,6 @@ from enum import Enum
 from .redaction import looks_secret
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
-__all__ = ["Safe", "safe", "say"]
-
 _SAFE_STR = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9_.:\-]{0,39}|-?\$[0-9]{1,3}(?:,[0-9]{3})*\.[0-9]{2})$")
 # Plain tokens still not safe to print: a host or IP with a port (a key is refused by looks_secret).
 _HOST_PORT = re.compile(r"(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*):\d{2,5}\b")

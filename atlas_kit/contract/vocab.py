@@ -23,10 +23,8 @@ import json
 from typing import Mapping, TypedDict, cast
 
 from .errors import RETRYABLE, Branch, ErrorBody, ErrorCode, Next, ToolError, tool_error
-from ..types import TextBlock
+from ..types.api import TextBlock
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
-
-__all__ = ["ArticleBody", "MCPResult", "from_article", "text_to_mcp", "to_article", "to_mcp"]
 
 
 class _ArticleFields(TypedDict):

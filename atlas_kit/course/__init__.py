@@ -5,29 +5,11 @@ Chapters call `setup()` first; `atlas-kit course` and `atlas-kit grade` drive th
 """
 from __future__ import annotations
 
-import typing as _typing
+from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports as _lazy_exports
+from .._lazy import exports
 
-if _typing.TYPE_CHECKING:
-    from .runner import (PapermillEngine, chapters, closing_line, course_jobs, execute_offline, kernel_config,
-        lab_command, listed, run_course, setup)
+if TYPE_CHECKING:
+    from .runner import listed as listed, setup as setup
 
-_WHERE = {
-    "PapermillEngine": "runner",
-    "chapters": "runner",
-    "closing_line": "runner",
-    "course_jobs": "runner",
-    "execute_offline": "runner",
-    "kernel_config": "runner",
-    "lab_command": "runner",
-    "listed": "runner",
-    "run_course": "runner",
-    "setup": "runner",
-}
-__getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
-
-__all__ = [
-    "PapermillEngine", "chapters", "closing_line", "course_jobs", "execute_offline", "kernel_config", "lab_command",
-    "listed", "run_course", "setup",
-]
+__getattr__, __dir__, __all__ = exports(__name__, __file__)

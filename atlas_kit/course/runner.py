@@ -23,9 +23,6 @@ if TYPE_CHECKING:  # imported on use: papermill loads this module for its engine
 
     from ..models.choose import ModelChoice
 
-__all__ = ["PapermillEngine", "chapters", "closing_line", "course_jobs", "execute_offline", "kernel_config", "lab_command",
-           "listed", "run_course", "setup"]
-
 ROOT = Path(__file__).resolve().parents[2]  # the repository: atlas_kit/course/runner.py -> ../..
 
 

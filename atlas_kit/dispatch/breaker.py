@@ -8,10 +8,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from ..types import canonical
+from ..types.walk import canonical
 from ..types.exceptions import AtlasKitValueError
-
-__all__ = ["LoopBreak", "LoopBreaker", "args_key", "canonical_args"]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,9 @@ from typing import Iterable, Protocol, cast
 
 from ..contract.arguments import ArgumentProblem, check_arguments
 from ..contract.errors import Branch, ErrorCode, Next, ToolError, ToolFailure, retry_changed, stop, tool_error
-from ..types import JSONObject, ToolDefinition, ToolResultBlock, content_blocks
+from ..types.sets import JSONObject
+from ..types.api import ToolDefinition, ToolResultBlock
+from ..types.walk import content_blocks
 from .breaker import LoopBreak, LoopBreaker, canonical_args
 from .styles import Failure, Style, contract_style, plain_argument, plain_crash, plain_unanswered
 from .tool import CallContext, Tool
@@ -24,8 +26,6 @@ from .result_text import result_text
 from .trace import Trace
 from .transient import RetryPolicy, Transient
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
-
-__all__ = ["DispatchResult", "Dispatcher", "Dispatches", "ToolDispatcher", "argument_error", "crash_error"]
 
 
 class Dispatches(Protocol):

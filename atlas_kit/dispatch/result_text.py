@@ -13,8 +13,6 @@ import math
 
 from ..contract.redaction import redact
 
-__all__ = ["MAX_RESULT_CHARS", "result_text"]
-
 MAX_RESULT_CHARS = 100_000
 
 

@@ -13,10 +13,8 @@ from typing import Callable
 
 from ..contract.errors import ErrorCode, ToolError
 from ..contract.redaction import redact
-from ..types import StyleName, ToolResultBlock
-
-__all__ = ["Failure", "PLAIN_BY_CODE", "Style", "contract_style", "plain_argument", "plain_crash", "plain_style",
-           "plain_unanswered"]
+from ..types.sets import StyleName
+from ..types.api import ToolResultBlock
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..contract.arguments import check_schema
-from ..types import JSONObject, ToolDefinition
+from ..types.sets import JSONObject
+from ..types.api import ToolDefinition
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
-
-__all__ = ["CallContext", "Handler", "Tool"]
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, cast
 
 from ..contract.redaction import redact
-from ..types import EventKind, TraceEvent, events_of
-
-__all__ = ["Trace"]
+from ..types.events import EventKind, TraceEvent, events_of
 
 @dataclass
 class Trace:

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from typing import Callable
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
-__all__ = ["RetryPolicy", "Transient"]
-
 
 class Transient(Exception):
     """Raised by a handler for a failure worth retrying unchanged (timeout, 429, outage)."""

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..agent import Run
-from ..atlas import ALL_TICKETS, STYLES, Session, atlas_session, grade
+from ..atlas.tickets import ALL_TICKETS
+from ..dispatch.styles import STYLES
+from ..atlas.session import Session, atlas_session
+from ..atlas.grade import grade
 from ..models.standin.model import DEFAULT_PROFILE, OFFLINE_MODEL, Profile
 from .results import Condition, episode_key, harness_record, record_from_run
-from ..types import MAX_EPISODES, Record, Source
-
-__all__ = ["MAX_EPISODES", "Episode", "check_options", "episode_record", "episode_session", "harness_failure", "named_profiles",
-           "plan", "profile_named", "whole_number"]
+from ..types.sets import MAX_EPISODES
+from ..types.records import Record, Source
 
 
 

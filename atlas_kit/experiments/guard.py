@@ -13,19 +13,16 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Literal, Mapping, Sequence, cast
 
-from ..atlas import atlas_session
+from ..atlas.session import atlas_session
 from ..models.counting import CountedRequest, estimate_requests
 from ..models.pricing import Estimate
 from ..models.replies import FATAL
 from .pending import pending_usd
 from ..types.results import API_FAILURE, record_kind
-from ..types import Record, Source
+from ..types.records import Record, Source
 from ..types.exceptions import OneLine
 from .episodes import Episode
-from ..models.transport import request_tokens
-
-__all__ = ["DEFAULT_MAX_COST_USD", "Guard", "StopCause", "SweepInterrupted", "SweepRefused", "SweepStopped",
-           "first_request_tokens", "max_cost_usd", "set_max_cost_usd", "spent_in", "sweep_estimate"]
+from ..types.tokens import request_tokens
 
 StopCause = Literal["budget", "authentication", "permission", "not_found", "api_failures", "runaway"]
 DEFAULT_MAX_COST_USD = 1.00  # a live sweep whose high estimate is above this is refused unless raised

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from ..atlas import ALL_TICKETS, CELLS, IMPLICIT_TICKETS, STYLES, cell_of
+from ..atlas.tickets import ALL_TICKETS, IMPLICIT_TICKETS
+from ..atlas.faults import CELLS, cell_of
+from ..dispatch.styles import STYLES
 from ..atlas.faults import Cell
 from ..atlas.grade import SILENT_WRONG
 from .episodes import Episode, profile_named
@@ -20,12 +22,10 @@ from .metrics import usable
 from ..models.choose import choose_model
 from ..models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
 from .results import Condition, source_label
-from ..types import Record, TableRows
+from ..types.records import Record, TableRows
 
 if TYPE_CHECKING:
     import anthropic
-
-__all__ = ["CellRates", "cell_name", "cell_rows", "recovery_by_cell", "sweep", "ticket_cell"]
 
 
 def ticket_cell(ticket_id: str) -> Cell | None:

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from ..agent import run_agent
-from ..atlas import Lookup, Ticket, World, atlas_session, money, play, ticket
+from ..atlas.outcome import Lookup
+from ..atlas.tickets import Ticket, ticket
+from ..atlas.data import World
+from ..atlas.session import atlas_session, play
+from ..atlas.formats import money
 from ..models.standin.model import OFFLINE_MODEL, offline_client
-
-__all__ = ["Leak", "expected_answers", "find_leaks"]
 
 
 @dataclass(frozen=True)

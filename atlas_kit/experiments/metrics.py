@@ -16,10 +16,7 @@ from ..atlas.grade import LABELS
 from ..stats import Z95, Rate, wilson
 from ..types.results import API_FAILURE, HARNESS_ERROR
 from .results import source_label
-from ..types import Record, TableRows
-
-__all__ = ["Z95", "Paired", "Rate", "Use", "api_failures", "describe_api_failures", "failure_modes", "groups",
-           "pass_k", "paired_recovery", "per_ticket", "recovery", "recovery_rows", "success", "usable", "wilson"]
+from ..types.records import Record, TableRows
 
 By = Union[str, Sequence[str], Callable[[Record], object]]
 K = TypeVar("K")

@@ -8,8 +8,6 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-__all__ = ["Pace"]
-
 
 class Pace:
     """A local sweep's time estimate: after the first episode, how long the rest will take at that pace."""

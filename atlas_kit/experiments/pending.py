@@ -20,10 +20,7 @@ from .episodes import Episode
 # A record with no run behind it is built as harness_record builds one.
 from ..types.results import API_FAILURE
 from .results import Condition, ResultsWriter, _record, _source_fields
-from ..types import Record, Source
-
-__all__ = ["INTERRUPTED", "cut_record", "keeper_for", "pending_path", "pending_usd", "read_pending", "settle",
-           "write_pending"]
+from ..types.records import Record, Source
 
 INTERRUPTED = "interrupted"
 """The `api_failure` of the results line that carries what an interrupted episode paid for and kept no reply of."""

@@ -23,11 +23,8 @@ from .sweep import Sweep, sweep
 from .guard import SweepRefused, SweepStopped, spent_in, sweep_estimate
 from ..models.pricing import Estimate
 from .results import source_label
-from ..types import Record, TableRows
+from ..types.records import Record, TableRows
 from .stats import Comparison, compare_arms
-
-__all__ = ["PRESETS", "SELF_REFLECTIVE", "Leak", "Preset", "PresetResult", "Published", "assign", "audit",
-           "expected_answers", "preset_estimate", "preset_rows", "published_rows", "run_preset"]
 
 Via = Literal["messages", "batch"]
 

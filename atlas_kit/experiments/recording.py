@@ -16,8 +16,6 @@ from ..models.cassette import Cassette
 from ..models.record_path import check_cassette_path
 from .results import repair
 
-__all__ = ["Take", "Tape", "check_cassette_path", "start_tape", "tape_path", "write_cassette"]
-
 
 class Take(TypedDict):
     """One finished episode's recorded calls: a later take of the same episode (its rerun) replaces an earlier one."""

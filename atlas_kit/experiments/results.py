@@ -13,14 +13,11 @@ from dataclasses import dataclass, fields as dataclass_fields
 from pathlib import Path
 from typing import IO, Final, Iterable, Mapping, TypedDict, cast
 
-from ..atlas import Grade
+from ..atlas.grade import Grade
 from ..contract.redaction import redact
 from ..types.results import API_FAILURE, HARNESS_ERROR, legacy_kind, parse_records, read_records, record_kind, source_of
-from ..types import RECORD_FIELDS, SOURCE_KINDS, FailureNote, FinishedRun, Record, Source, SourceKind, events_of
-
-__all__ = ["API_FAILURE", "FIELDS", "HARNESS_ERROR", "Condition", "Record", "ResultsWriter", "check_source",
-           "episode_key", "harness_record", "read_records", "record_from_run", "record_kind", "repair", "source_label",
-           "source_of"]
+from ..types.records import RECORD_FIELDS, SOURCE_KINDS, FailureNote, FinishedRun, Record, Source, SourceKind
+from ..types.events import events_of
 
 # Every record has exactly these keys, in this order (the condition's fields are flattened in): types.Record's.
 FIELDS = RECORD_FIELDS

@@ -20,12 +20,11 @@ from ..agent import Bounds, arun_agent, run_agent
 from ..models.cassette import EPISODE_HEADER
 from ..models.resume import CallKeeper, Stopping
 from ..models.standin.model import Profile, offline_client
-from ..types import AsyncMessagesClient, MessagesClient, Record, Source
+from ..types.clients import AsyncMessagesClient, MessagesClient
+from ..types.records import Record, Source
 from .episodes import Episode, episode_record, episode_session, harness_failure, profile_named, whole_number
 from .guard import Guard
 from ..types.results import API_FAILURE
-
-__all__ = ["DRAIN_SECONDS", "Stop", "arun_episodes", "interrupts", "run_episode", "run_offline", "run_sync"]
 
 T = TypeVar("T")
 

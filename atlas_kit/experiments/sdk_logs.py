@@ -14,8 +14,6 @@ from typing import Callable, Iterator
 
 from ..contract.redaction import redact
 
-__all__ = ["SDK_LOGGERS", "sdk_logs_redacted"]
-
 SDK_LOGGERS = ("anthropic", "httpx", "httpx2", "httpcore", "httpcore2")
 """The loggers (and their children) whose records are redacted during a sweep: the SDK's and its HTTP stack's."""
 

@@ -11,12 +11,10 @@ from dataclasses import dataclass, fields
 from typing import Callable, Literal, Sequence, TypedDict
 
 from ..agent import Bounds
-from ..atlas import TICKETS
+from ..atlas.tickets import TICKETS
 from ..models.pricing import Estimate
 from ..models.standin.model import Profile
 from .episodes import check_options, whole_number
-
-__all__ = ["Via", "SweepOptions", "SweepSpec"]
 
 Via = Literal["messages", "batch"]
 """One call at a time (`messages`), or every turn of every episode in one Message Batch (`batch`)."""

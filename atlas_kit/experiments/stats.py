@@ -13,10 +13,7 @@ from typing import Iterable, Sequence
 from ..stats import Z95, Rate, _counts, fisher_exact, mcnemar_exact, newcombe_paired, wilson
 from .metrics import groups, success, usable
 from .results import source_label
-from ..types import Record, TableRows
-
-__all__ = ["EPISODE_FIELDS", "Comparison", "PairedDifference", "TokensPerSuccess", "compare_arms", "fisher_exact",
-           "mcnemar_exact", "newcombe_paired", "paired_difference", "paired_rows", "pair_records", "tokens_per_success"]
+from ..types.records import Record, TableRows
 
 # The fields that make two records the same episode in different arms (the arm's own field is left out).
 EPISODE_FIELDS = ("model", "style", "faults", "break_loops", "profile", "ticket", "trial", "seed")

@@ -26,9 +26,9 @@ from ..models.api_retry import announce_waits
 from ..models.choose import ModelChoice, choose_model
 from ..models.pricing import Estimate
 from ..models.resume import KeptCall
-from ..models.replay import Cassette
+from ..models.cassette import Cassette
 from ..models.standin.model import OFFLINE_MODEL
-from ..types import Record, Source
+from ..types.records import Record, Source
 from .episodes import Episode, plan, profile_named
 from .guard import Guard, StopCause, SweepInterrupted, SweepStopped
 from .guard import max_cost_usd as limit_in_force
@@ -44,8 +44,6 @@ from .spec import SweepOptions, SweepSpec
 
 if TYPE_CHECKING:
     from .batch.parts import BatchReport
-
-__all__ = ["Sweep", "run_experiment", "sweep"]
 
 LOCAL_CONCURRENCY = 1  # a laptop runs one model call at a time; more only queue at the server
 LIVE_CONCURRENCY = 16

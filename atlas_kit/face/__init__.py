@@ -5,32 +5,12 @@ a module (`from atlas_kit.face import charts`). Every table and chart says where
 """
 from __future__ import annotations
 
-import typing as _typing
+from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports as _lazy_exports
+from .._lazy import exports
 
-if _typing.TYPE_CHECKING:
-    from .tables import Table, cell_table, keep_dollars, paired_table, recovery_table, shorten
-    from .display import run_html, run_text
-    from .playground import NextMove, Playground, compose_error, next_move
+if TYPE_CHECKING:
+    from .playground import Playground as Playground, next_move as next_move
+    from .tables import Table as Table, paired_table as paired_table, shorten as shorten
 
-_WHERE = {
-    "NextMove": "playground",
-    "Playground": "playground",
-    "Table": "tables",
-    "cell_table": "tables",
-    "compose_error": "playground",
-    "keep_dollars": "tables",
-    "next_move": "playground",
-    "paired_table": "tables",
-    "recovery_table": "tables",
-    "run_html": "display",
-    "run_text": "display",
-    "shorten": "tables",
-}
-__getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
-
-__all__ = [
-    "NextMove", "Playground", "Table", "cell_table", "compose_error", "keep_dollars", "next_move", "paired_table",
-    "recovery_table", "run_html", "run_text", "shorten",
-]
+__getattr__, __dir__, __all__ = exports(__name__, __file__)

@@ -17,10 +17,7 @@ from ..dispatch.styles import STYLES
 from ..stats import Rate
 from ..experiments.metrics import api_failures, failure_modes as _failure_modes, groups, per_ticket, recovery, usable
 from ..experiments.results import source_label
-from ..types import Record
-
-__all__ = ["CHARTS", "context_tokens", "failure_modes", "loop_breaker", "recovery_by_code", "recovery_by_style",
-           "save_charts"]
+from ..types.records import Record
 
 _ORDER = tuple(STYLES)  # the registry's order: the contract last
 _COLOURS = {"raw": "#b2182b", "generic": "#ef8a62", "plain": "#67a9cf", "contract": "#2166ac"}

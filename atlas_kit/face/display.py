@@ -11,9 +11,8 @@ import json
 from html import escape
 
 from ..contract.redaction import redact
-from ..types import RENDERERS, FailureNote, FinishedRun, blocks, result_text
-
-__all__ = ["run_html", "run_text"]
+from ..types.records import RENDERERS, FailureNote, FinishedRun
+from ..types.walk import blocks, result_text
 
 _CLIP = 600
 

@@ -17,8 +17,6 @@ from ..transcripts.comparison import SHORT_ACTIONS
 from ..transcripts.labels import model_name
 from ..transcripts.rates import ModelRecovery
 
-__all__ = ["model_actions_chart", "model_recovery_chart"]
-
 _ACTION_COLOURS = {"identical_retry": "#b2182b", "changed_arguments": "#2166ac", "other_tool": "#67a9cf",
                    "reply": "#f4a582", "end": "#bababa"}
 

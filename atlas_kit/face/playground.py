@@ -13,7 +13,11 @@ from typing import TypedDict, Union
 import ipywidgets as w
 
 from ..agent import Run, run_agent
-from ..atlas import KINDS, TICKETS, TOOL_NAMES, Fault, Session, always, atlas_session, fail_first_call, grade
+from ..atlas.faults import KINDS, Fault, always, fail_first_call
+from ..atlas.tickets import TICKETS
+from ..atlas.tools import TOOL_NAMES
+from ..atlas.session import Session, atlas_session
+from ..atlas.grade import grade
 from ..dispatch.styles import STYLES
 from .display import run_html
 from ..contract.errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode, Next, ToolFailure, tool_error
@@ -22,9 +26,9 @@ from ..models.choose import choose_model
 from ..models.standin.model import Profile
 from ..models.standin.reading import read_error
 from .tables import Table, keep_dollars
-from ..types import FaultKind, RunLike, blocks, result_text
-
-__all__ = ["NextMove", "Playground", "compose_error", "next_move"]
+from ..types.sets import FaultKind
+from ..types.records import RunLike
+from ..types.walk import blocks, result_text
 
 OWN, NONE, COMPOSE = "own", "none", "compose"
 _ABOUT = {"raw": "what the library said", "generic": "the usual wrapper", "plain": "a diagnosis, no next step",

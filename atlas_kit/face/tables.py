@@ -15,9 +15,7 @@ from typing import Iterable, Mapping, Sequence
 from ..experiments.implicit import cell_rows
 from ..experiments.metrics import recovery_rows
 from ..experiments.stats import paired_rows
-from ..types import Record, TableRows
-
-__all__ = ["Table", "cell_table", "keep_dollars", "paired_table", "recovery_table", "shorten"]
+from ..types.records import Record, TableRows
 
 ELLIPSIS = " …"
 

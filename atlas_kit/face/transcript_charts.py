@@ -14,10 +14,12 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .charts import _axes, _bars, _empty, _legend_outside
-from ..transcripts import (ACTION_LABELS, ErrorEvent, ErrorGroup, Recovery, Transcripts, error_events, error_groups,
-                          next_action_counts, p_text, recovery, source_line)
-
-__all__ = ["TRANSCRIPT_CHARTS", "error_groups_chart", "next_action_chart", "recovery_chart", "save_transcript_charts"]
+from ..transcripts.report import ACTION_LABELS, source_line
+from ..transcripts.analysis import ErrorEvent, error_events, next_action_counts
+from ..transcripts.groups import ErrorGroup, error_groups
+from ..transcripts.rates import Recovery, recovery
+from ..transcripts.model import Transcripts
+from ..transcripts.labels import p_text
 
 
 def _title(ax: Axes, title: str, source: str) -> None:

@@ -11,9 +11,8 @@ from matplotlib.axes import Axes
 from .charts import _axes, _bars, _colour, _legend_outside
 from ..stats import Rate
 from ..models.standin.whatif import SET_BY, Followed, WhatIf
-from ..types import STYLE_NAMES, StyleName, TableRows
-
-__all__ = ["followed_rates", "what_if_chart", "what_if_rows"]
+from ..types.sets import STYLE_NAMES, StyleName
+from ..types.records import TableRows
 
 
 def followed_rates(episodes: Sequence[Followed]) -> dict[StyleName, Rate]:

@@ -26,8 +26,6 @@ from .api_watch import Waiting, Watch
 if TYPE_CHECKING:
     from anthropic import APIRequest, APIResponse, AsyncAPIResponse, AsyncCallNext, CallNext
 
-__all__ = ["GAVE_UP", "APIRetry", "BoundedRetry", "Notice", "Wait", "announce_waits", "bounded", "gave_up"]
-
 GAVE_UP = "atlas_kit.gave_up"  # the response extension that holds the Wait that gave up (a typed value)
 
 

@@ -13,8 +13,6 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["Waiting", "Watch"]
-
 
 @dataclass(frozen=True)
 class Waiting:

@@ -9,10 +9,10 @@ import hashlib
 from typing import Iterable, Mapping, cast
 
 from ..types.tokens import block_texts, estimate_tokens, request_tokens
-from ..types import API_STOP_REASONS, Block, JSONObject, MessageBody, canonical
+from ..types.sets import API_STOP_REASONS, JSONObject
+from ..types.api import Block, MessageBody
+from ..types.walk import canonical
 from ..types.exceptions import AtlasKitValueError
-
-__all__ = ["message_body"]
 
 
 def message_body(

@@ -21,11 +21,10 @@ import httpx2
 
 from .api_retry import APIRetry, bounded
 from ..contract.redaction import redact
-from ..types import JSONObject, Source, canonical
+from ..types.sets import JSONObject
+from ..types.records import Source
+from ..types.walk import canonical
 from ..types.exceptions import AtlasKitValueError
-
-__all__ = ["CASSETTE_FORMAT", "EPISODE_HEADER", "IGNORED_FIELDS", "Cassette", "RecordingTransport", "fingerprint",
-           "recording_client"]
 
 CASSETTE_FORMAT = "atlas_kit.cassette/1"
 # Fields that cannot change the answer. Every other field counts, so a field the SDK adds

@@ -16,7 +16,8 @@ from typing import Literal
 
 import anthropic
 
-from ..types import DEFAULT_MODEL, SIMULATED, Mode, Source
+from ..types.sets import DEFAULT_MODEL, Mode
+from ..types.records import SIMULATED, Source
 from .api_retry import APIRetry
 from .cassette import Cassette
 from .record_path import cassette_to_extend
@@ -31,9 +32,6 @@ from .providers.standin import StandIn
 from .env import BASE_URL_ENV, KEY_ENV, MODEL_ENV  # re-exported: they were born here
 from .standin.model import OFFLINE_MODEL, Profile
 from ..types.exceptions import AtlasKitValueError
-
-__all__ = ["BASE_URL_ENV", "DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "OFFLINE_ALIASES", "OFFLINE_MODEL", "SIMULATED",
-           "Mode", "ModelChoice", "Spelling", "choose_model", "deprecation", "known_models", "parse_model"]
 
 OFFLINE_ALIASES = ("offline", OFFLINE_MODEL)
 _LOCAL: dict[str, type[Ollama] | type[LlamaCpp]] = {"ollama": Ollama, "llamacpp": LlamaCpp}

@@ -11,13 +11,11 @@ from typing import Callable, Sequence, TypedDict
 
 import anthropic
 
-from ..types import Message, ToolDefinition, wire
+from ..types.api import Message, ToolDefinition
+from ..types.clients import wire
 from ..types.tokens import estimate_tokens
 from .pricing import Estimate, estimate, tool_prompt_tokens
-from .transport import request_tokens
-
-__all__ = ["CountedRequest", "RequestSizes", "TokenCounter", "anthropic_counter", "estimate_request",
-           "estimate_requests", "size_requests"]
+from ..types.tokens import request_tokens
 
 
 class CountedRequest(TypedDict):

@@ -4,8 +4,6 @@ choose.py reads them; the grader (course/grading/kernel.py) takes them out of a 
 """
 from __future__ import annotations
 
-__all__ = ["BASE_URL_ENV", "KEY_ENV", "MODEL_ENV"]
-
 MODEL_ENV = "ATLAS_MODEL"  # overrides the default; a notebook's `model` parameter overrides both
 KEY_ENV = "ANTHROPIC_API_KEY"  # the only place a key is read from, and it goes only to Anthropic's API
 BASE_URL_ENV = "ATLAS_BASE_URL"  # where a local server listens, when not at its default address

@@ -10,11 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..types import DEFAULT_MODEL, Source
-
-__all__ = ["BATCH_DISCOUNT", "HIGH", "LOW", "PRICES", "PRICES_AS_OF", "TOOL_PROMPT_TOKENS", "Estimate", "Guess",
-           "Price", "cost_usd", "estimate", "price_for", "price_note", "run_cost_usd", "run_price_note", "set_price",
-           "tool_prompt_tokens"]
+from ..types.sets import DEFAULT_MODEL
+from ..types.records import Source
 
 # US dollars per million tokens, as published rates were reported on this date.
 # Check the provider's pricing page before you budget with them; override with set_price().

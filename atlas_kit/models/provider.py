@@ -15,13 +15,11 @@ from typing import ClassVar, Literal, Mapping, cast
 import anthropic
 import httpx2
 
-from ..types import Source
+from ..types.records import Source
 from ..types.exceptions import AtlasKitValueError
 from .api_retry import APIRetry, BoundedRetry
 from .cassette import Cassette, RecordingTransport
 from .resume import CallKeeper
-
-__all__ = ["Capabilities", "Credentials", "NO_KEY", "Preflight", "Provider", "ProviderError", "ProviderKind"]
 
 ProviderKind = Literal["anthropic", "local", "standin", "replay"]
 """Anthropic's API, a local (non-Anthropic) server, the offline stand-in, or a cassette."""

@@ -12,8 +12,6 @@ from pathlib import Path
 from ..types.exceptions import AtlasKitValueError
 from .cassette import Cassette
 
-__all__ = ["cassette_to_extend", "check_cassette_path"]
-
 
 def cassette_to_extend(path: str | os.PathLike[str], *, model: str, server: str | None) -> Cassette | None:
     """The cassette a recording to `path` adds to (None when there is none yet), checked before any call is sent.

@@ -13,20 +13,8 @@ import httpx2
 from .cassette import (CASSETTE_FORMAT, EPISODE_HEADER, IGNORED_FIELDS, Cassette, RecordingTransport, answer_fields,
     fingerprint, recording_client)
 from .transport import MessagesTransport, ReplayMiss
-from ..types import JSONObject, canonical, content_blocks
-
-__all__ = [
-    "CASSETTE_FORMAT",
-    "EPISODE_HEADER",
-    "IGNORED_FIELDS",
-    "Cassette",
-    "RecordingTransport",
-    "ReplayMiss",
-    "fingerprint",
-    "is_replay_miss",
-    "recording_client",
-    "replay_transport",
-]
+from ..types.sets import JSONObject
+from ..types.walk import canonical, content_blocks
 
 def replay_transport(cassette: Cassette) -> MessagesTransport:
     """The in-process API answering from `cassette` (a fresh count of repeated requests)."""

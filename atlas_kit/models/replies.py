@@ -11,10 +11,8 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, TypeGuard, cast
 
 from ..contract.redaction import redact
-from ..types import API_STOP_REASONS, DEFAULT_MODEL, APIStopReason, Block, JSONObject, ToolUseBlock
-
-__all__ = ["API_STOP_REASONS", "CACHE_FIELDS", "FATAL", "MAX_CALL_TOKENS", "APIFailure", "APIStopReason", "FailureReason",
-           "Reply", "failure_from", "prompt_tokens", "read_reply"]
+from ..types.sets import API_STOP_REASONS, DEFAULT_MODEL, APIStopReason, JSONObject
+from ..types.api import Block, ToolUseBlock
 
 FailureReason = Literal["authentication", "permission", "not_found", "rate_limit", "overloaded", "server_error",
                         "timeout", "connection", "bad_request", "too_large", "bad_body", "replay_miss", "other"]

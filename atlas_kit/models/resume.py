@@ -15,11 +15,9 @@ from typing import Callable, TypedDict
 
 import httpx2
 
-from ..types import JSONObject
+from ..types.sets import JSONObject
 from ..types.tokens import request_tokens
 from .cassette import EPISODE_HEADER, fingerprint
-
-__all__ = ["CallKeeper", "CutCall", "KeptCall", "KeepingTransport", "Stopping"]
 
 
 class KeptCall(TypedDict):

@@ -17,26 +17,9 @@ import httpx2
 
 from ..types.tokens import CHARS_PER_TOKEN, estimate_tokens, request_tokens  # shared; re-exported
 from .body import message_body  # re-exported: it was born here
-from ..types import APIErrorBody, JSONObject, MessageBody
+from ..types.api import APIErrorBody, MessageBody
+from ..types.sets import JSONObject
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
-
-__all__ = [
-    "BASE_URL",
-    "PLACEHOLDER_KEY",
-    "APIFault",
-    "Answer",
-    "Handler",
-    "HandlerError",
-    "MessagesTransport",
-    "RawAnswer",
-    "ReplayMiss",
-    "ScriptedAPI",
-    "estimate_tokens",
-    "in_process_async_client",
-    "in_process_client",
-    "message_body",
-    "request_tokens",
-]
 
 # Neither looks like a credential or a real host: `.invalid` is reserved (RFC 2606), so
 # a request that escapes the in-process transport fails to resolve instead of reaching anyone.

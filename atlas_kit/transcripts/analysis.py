@@ -9,13 +9,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Literal, Sequence
 
-from ..types import JSONObject, canonical
+from ..types.sets import JSONObject
+from ..types.walk import canonical
 from .masking import masked
 from .model import Episode, ErrorBasis, Evidence, ToolCall, ToolResult, Turn
-
-__all__ = ["NEXT_ACTIONS", "ActionCount", "EpisodeRow", "ErrorEvent", "LoopRow", "ModelActions", "Next", "NextAction",
-           "episode_rows", "error_events", "find_episode", "hit_error", "loops", "model_order", "next_action",
-           "next_action_counts", "next_actions_by_model", "window"]
 
 NextAction = Literal["identical_retry", "changed_arguments", "other_tool", "reply", "end"]
 """What the model did next after a tool error; `next_action` defines each."""

@@ -9,13 +9,11 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from ..types import TableRows
+from ..types.records import TableRows
 from .analysis import ErrorEvent, ModelActions, NextAction, next_action_counts
 from .groups import ErrorGroup
 from .labels import model_name, p_text, percent
 from .rates import ModelRecovery, PairedRecovery, PassK
-
-__all__ = ["SHORT_ACTIONS", "group_action_rows", "model_action_rows", "model_rows", "paired_rows", "pass_k_rows"]
 
 SHORT_ACTIONS: dict[NextAction, str] = {"identical_retry": "identical retry", "changed_arguments": "changed arguments",
                                         "other_tool": "another tool", "reply": "replied", "end": "ended"}

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 
-from ..types import TableRows
+from ..types.records import TableRows
 from .masking import shown
 from .model import Episode, ModelText, ToolCall, ToolResult, Turn
-
-__all__ = ["EXCERPT_COLUMNS", "ended", "excerpt_rows", "turn_text"]
 
 EXCERPT_COLUMNS = ["at", "who", "what"]
 

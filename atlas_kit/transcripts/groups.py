@@ -11,8 +11,6 @@ from ..stats import Rate
 from .analysis import ErrorEvent
 from .masking import shown
 
-__all__ = ["ErrorGroup", "error_groups"]
-
 
 @dataclass(frozen=True)
 class ErrorGroup:

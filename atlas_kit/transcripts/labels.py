@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["MODEL_UNKNOWN", "model_name", "p_text", "percent"]
-
 MODEL_UNKNOWN = "model unknown"
 """How outputs name the model of episodes whose data names none."""
 

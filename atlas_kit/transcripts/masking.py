@@ -11,8 +11,6 @@ import re
 
 from ..contract.redaction import redact
 
-__all__ = ["MASKED_CHARS", "mask", "masked", "shown"]
-
 MASKED_CHARS = 2_000
 """A masked text keeps the first MASKED_CHARS characters of the error (then an ellipsis and how many more there
 were): errors that agree that far fall in one group, and no output repeats a megabyte error."""

@@ -8,10 +8,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
-from ..types import JSONObject
-
-__all__ = ["FORMATS", "Copy", "Detail", "Episode", "ErrorBasis", "Evidence", "FileRead", "Format", "ModelText",
-           "Outcome", "Summary", "ToolCall", "ToolResult", "TranscriptError", "Transcripts", "Turn", "UserText"]
+from ..types.sets import JSONObject
 
 Format = Literal["tau-bench", "tau2-bench", "agentdojo", "anthropic", "openai", "inspect", "atlas"]
 """The formats a reader understands (readers/): one module each."""

@@ -12,12 +12,9 @@ from typing import Iterable, Sequence
 
 from ..stats import Rate
 from ..stats import fisher_exact
-from ..types import AtlasKitValueError
+from ..types.exceptions import AtlasKitValueError
 from .analysis import hit_error, model_order
 from .model import Episode, ToolResult
-
-__all__ = ["ModelRecovery", "PairedRecovery", "PassK", "Recovery", "TaskSplit", "pass_hat_k", "paired_by_task",
-           "recovery", "recovery_by_model", "task_split"]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Sequence
 
 from ..contract.rubric import RULES
-from ..types import TableRows, canonical
+from ..types.records import TableRows
+from ..types.walk import canonical
 from .analysis import ErrorEvent, error_events, loops, next_action_counts, next_actions_by_model
 from .comparison import model_action_rows, model_rows, paired_rows, pass_k_rows
 from .groups import ErrorGroup, error_groups
@@ -23,10 +24,6 @@ from .model import Copy, Evidence, FileRead, ToolCall, Transcripts
 from .rates import Recovery, TaskSplit, paired_by_task, pass_hat_k, recovery, recovery_by_model, task_split
 from .rubric import HEURISTIC, RULE_LABELS, NextStepRecovery, RubricReading, judge_event, read_by_rubric, \
     recovery_by_next_step, rule_counts
-
-__all__ = ["ACTION_LABELS", "CSV_COLUMNS", "OBSERVATIONAL", "copies_line", "dashboard", "group_rows",
-           "next_action_rows", "next_step_rows", "rubric_rows", "source_line", "summary_rows", "task_split_rows",
-           "write_error_csv"]
 
 ACTION_LABELS = {"identical_retry": "identical retry (same tool, same arguments)",
                  "changed_arguments": "same tool, changed arguments", "other_tool": "another tool",

@@ -15,9 +15,6 @@ from ..stats import Rate
 from ..stats import fisher_exact
 from .analysis import ErrorEvent, NextAction
 
-__all__ = ["HEURISTIC", "RULE_LABELS", "NextStepRecovery", "RubricReading", "RuleCount", "branch_taken", "judge_event",
-           "leaked_key", "read_by_rubric", "recovery_by_next_step", "rule_counts"]
-
 HEURISTIC = ("Heuristic: the contract's rubric reads each error's words as the model saw them; it cannot know what "
              "the tool's author meant, and a step said in words its patterns do not know counts as not said.")
 

@@ -9,9 +9,6 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["AGENTDOJO", "DATA", "PUBLISHED", "TAU_BENCH", "Provenance", "agentdojo_licence", "agentdojo_runs",
-           "published", "tau_bench_airline", "tau_bench_licence", "tau_bench_policy"]
-
 DATA = Path(__file__).with_name("data")
 
 

@@ -8,29 +8,12 @@ sets.py, api.py, walk.py, events.py, records.py and exceptions.py hold them by i
 """
 from __future__ import annotations
 
-from .api import (APIErrorBody, APIErrorDetail, Block, Message, MessageBody, MessagesRequest, Placed, Role, TextBlock,
-    ToolDefinition, ToolResultBlock, ToolUseBlock, Usage)
-from .clients import AsyncMessagesAPI, AsyncMessagesClient, MessagesAPI, MessagesClient, WireRequest, wire
-from .events import (APIFailureEvent, AttemptEvent, BoundEvent, CallEvent, ErrorEvent, EscalatedEvent, EventKind,
-    EventLog, FinishedEvent, LoopDetectedEvent, MaxTokensRetryEvent, RefusedEvent, ResultEvent, SilentFaultEvent,
-    StoppedEvent, TraceEvent, TransientEvent, UnanswerableEvent, events_of)
-from .exceptions import AtlasKitError, AtlasKitKeyError, AtlasKitTypeError, AtlasKitValueError
-from .records import (RECORD_FIELDS, RENDERERS, SIMULATED, SOURCE_KINDS, FailureNote, FinishedRun, Record, RunLike,
-    Source, SourceKind, TableRows)
-from .sets import (API_STOP_REASONS, DEFAULT_MODEL, MAX_EPISODES, STOP_REASONS, STYLE_NAMES, APIStopReason, EpisodeStop, FaultKind,
-    ImplicitKind, JSONObject, Mode, RefusalKind, StopReason, StyleName, TransientKind)
-from .walk import blocks, canonical, content_blocks, result_text
+from .api import Block, Message, ToolDefinition, ToolResultBlock, ToolUseBlock
+from .clients import AsyncMessagesClient, MessagesClient
+from .events import TraceEvent
+from .records import Record, Source
+from .sets import JSONObject, StopReason, StyleName
+from .walk import blocks
 
-__all__ = [
-    "AsyncMessagesAPI", "AsyncMessagesClient", "MessagesAPI", "MessagesClient", "WireRequest", "wire",
-    "APIErrorBody", "APIErrorDetail", "APIFailureEvent", "APIStopReason", "API_STOP_REASONS", "AtlasKitError",
-    "AtlasKitKeyError", "AtlasKitTypeError", "AtlasKitValueError", "AttemptEvent", "Block", "BoundEvent", "CallEvent",
-    "DEFAULT_MODEL", "EpisodeStop", "ErrorEvent", "EscalatedEvent", "EventKind", "EventLog", "FailureNote", "FaultKind",
-    "FinishedEvent", "FinishedRun", "ImplicitKind", "JSONObject", "LoopDetectedEvent", "MAX_EPISODES",
-    "MaxTokensRetryEvent", "Message", "MessageBody", "MessagesRequest", "Mode", "Placed", "RECORD_FIELDS", "RENDERERS",
-    "Record", "RefusalKind", "RefusedEvent", "ResultEvent", "Role", "RunLike", "SIMULATED", "SOURCE_KINDS",
-    "STOP_REASONS", "STYLE_NAMES", "SilentFaultEvent", "Source", "SourceKind", "StopReason", "StoppedEvent",
-    "StyleName", "TableRows", "TextBlock", "ToolDefinition", "ToolResultBlock", "ToolUseBlock", "TraceEvent",
-    "TransientEvent", "TransientKind", "UnanswerableEvent", "Usage", "blocks", "canonical", "content_blocks",
-    "events_of", "result_text",
-]
+__all__ = ["AsyncMessagesClient", "Block", "JSONObject", "Message", "MessagesClient", "Record", "Source",
+    "StopReason", "StyleName", "ToolDefinition", "ToolResultBlock", "ToolUseBlock", "TraceEvent", "blocks"]

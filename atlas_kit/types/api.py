@@ -7,11 +7,6 @@ from typing import Any, Literal, NamedTuple, TypedDict, Union
 
 from .sets import APIStopReason, JSONObject
 
-__all__ = [
-    "APIErrorBody", "APIErrorDetail", "Block", "Message", "MessageBody", "MessagesRequest", "Placed", "Role", "TextBlock",
-    "ToolDefinition", "ToolResultBlock", "ToolUseBlock", "Usage",
-]
-
 Role = Literal["user", "assistant"]
 
 

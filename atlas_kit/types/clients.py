@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from anthropic.types import MessageParam, ToolUnionParam
     from typing_extensions import Self
 
-__all__ = ["AsyncMessagesAPI", "AsyncMessagesClient", "MessagesAPI", "MessagesClient", "WireRequest", "wire"]
-
 
 class WireRequest(TypedDict):
     """A request as the SDK's `messages.create` types its parameters (the same JSON as types.MessagesRequest)."""

@@ -5,12 +5,6 @@ from __future__ import annotations
 
 from typing import Literal, Protocol, Sequence, TypedDict, Union, overload
 
-__all__ = [
-    "APIFailureEvent", "AttemptEvent", "BoundEvent", "CallEvent", "ErrorEvent", "EscalatedEvent", "EventKind",
-    "EventLog", "FinishedEvent", "LoopDetectedEvent", "MaxTokensRetryEvent", "RefusedEvent", "ResultEvent",
-    "SilentFaultEvent", "StoppedEvent", "TraceEvent", "TransientEvent", "UnanswerableEvent", "events_of",
-]
-
 # Every event has `seq` (its place in the trace) and `kind`. tool_use_id is absent where the SDK's tool
 # runner (tool_runner.py) makes the call: it does not tell a tool its id.
 

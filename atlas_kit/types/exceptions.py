@@ -13,8 +13,6 @@ import sysconfig
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["AtlasKitError", "AtlasKitKeyError", "AtlasKitTypeError", "AtlasKitValueError", "OneLine"]
-
 # Frames in these folders are not the learner's: atlas_kit itself, installed packages and the standard library.
 _NOT_YOURS = tuple(str(Path(p).resolve()) for p in {str(Path(__file__).resolve().parents[1]),
                                                       *(sysconfig.get_paths()[k] for k in ("purelib", "platlib", "stdlib"))})

@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 from typing import Callable, TypeVar
 
-__all__ = ["MEMO_CHARS", "MEMO_SIZE", "text_memo"]
-
 MEMO_CHARS = 4_000
 """Texts longer than this are never remembered: a reader keeps at most MEMO_SIZE texts of MEMO_CHARS characters
 (about 2 MB), and its answers to them."""

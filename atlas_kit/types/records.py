@@ -12,11 +12,6 @@ from .events import EventLog
 from .sets import EpisodeStop
 from .exceptions import AtlasKitValueError
 
-__all__ = [
-    "FailureNote", "FinishedRun", "RECORD_FIELDS", "RENDERERS", "Record", "RunLike", "SIMULATED", "SOURCE_KINDS",
-    "Source", "SourceKind", "TableRows",
-]
-
 # --- where a result came from -----------------------------------------------------------------------------
 
 SourceKind = Literal["simulated", "live", "replayed"]

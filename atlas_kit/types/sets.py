@@ -7,11 +7,6 @@ from __future__ import annotations
 import typing
 from typing import Any, Literal, Union
 
-__all__ = [
-    "APIStopReason", "API_STOP_REASONS", "DEFAULT_MODEL", "EpisodeStop", "FaultKind", "ImplicitKind",
-    "JSONObject", "MAX_EPISODES", "Mode", "RefusalKind", "STOP_REASONS", "STYLE_NAMES", "StopReason", "StyleName", "TransientKind",
-]
-
 JSONObject = dict[str, Any]
 """A JSON object as `json.loads` gives it: a tool's arguments, its schema, a result body."""
 

@@ -12,8 +12,6 @@ from typing import Mapping
 
 from .walk import canonical, content_blocks
 
-__all__ = ["CHARS_PER_TOKEN", "block_texts", "estimate_tokens", "request_tokens"]
-
 CHARS_PER_TOKEN = 4
 
 

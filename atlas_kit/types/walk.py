@@ -9,8 +9,6 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from .api import Block, Placed, Role
 
-__all__ = ["blocks", "canonical", "content_blocks", "result_text"]
-
 _FIELDS = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "input"),
            "tool_result": ("type", "tool_use_id", "content", "is_error")}
 

@@ -5,7 +5,8 @@ import pytest
 
 from atlas_kit.agent import run_agent
 from atlas_kit.atlas import atlas_session, grade
-from atlas_kit.models.transport import ScriptedAPI, in_process_client, message_body
+from atlas_kit.models.transport import ScriptedAPI, in_process_client
+from atlas_kit.models.body import message_body
 
 MODEL = "claude-sonnet-5-5"
 USAGE = {"input_tokens": 100, "output_tokens": 20}

@@ -5,7 +5,8 @@ from datetime import date
 
 import pytest
 
-from atlas_kit.atlas.data import FIRST_DAY, LAST_DAY, REGIONS, TENANTS, World, money
+from atlas_kit.atlas.data import FIRST_DAY, LAST_DAY, REGIONS, TENANTS, World
+from atlas_kit.atlas.formats import money
 
 
 def test_money_formats_cents_with_thousands_and_two_decimals():

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from atlas_kit.atlas import World, atlas_session, build_tools
+from atlas_kit.atlas import World, atlas_session
+from atlas_kit.atlas.tools import build_tools
 from atlas_kit.atlas.faults import KINDS, Fault, FaultSchedule, always, sometimes
 
 

@@ -9,8 +9,11 @@ import pytest
 
 from atlas_kit.agent import run_agent
 from atlas_kit.models.standin.model import STANDIN_SOURCE
-from atlas_kit.atlas import (ALL_TICKETS, CELLS, IMPLICIT_KINDS, IMPLICIT_TICKETS, TICKETS, Fault, SimpleRun,
-                             atlas_session, cell_of, grade, play, ticket)
+from atlas_kit.atlas import ALL_TICKETS, TICKETS, Fault, atlas_session, grade, play, ticket
+from atlas_kit.atlas.faults import CELLS, cell_of
+from atlas_kit.atlas.silent import IMPLICIT_KINDS
+from atlas_kit.atlas.tickets import IMPLICIT_TICKETS
+from atlas_kit.atlas.grade import SimpleRun
 from atlas_kit.atlas.faults import always
 from atlas_kit.atlas.grade import SILENT_WRONG
 from atlas_kit.atlas.silent import CAVEATS, STALE_AS_OF, figures, mentioned

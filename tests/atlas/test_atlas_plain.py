@@ -7,7 +7,8 @@ import re
 import pytest
 from hypothesis import given, strategies as st
 
-from atlas_kit.atlas import ALL_TICKETS, KINDS, TOOL_NAMES, Fault, FaultSchedule, atlas_session, build_tools, play, World
+from atlas_kit.atlas import ALL_TICKETS, KINDS, TOOL_NAMES, Fault, FaultSchedule, atlas_session, play, World
+from atlas_kit.atlas.tools import build_tools
 from atlas_kit.atlas.faults import REFUSALS
 from atlas_kit.atlas.styles import catalogue
 from atlas_kit.contract.errors import ErrorCode, ToolFailure
@@ -17,7 +18,7 @@ from atlas_kit.dispatch.tool import Tool
 from atlas_kit.models.standin.model import offline_client
 from atlas_kit.models.standin.reading import read_error
 from atlas_kit.agent import run_agent
-from atlas_kit.types import result_text
+from atlas_kit.types.walk import result_text
 
 ARGUMENTS = sorted({a for t in build_tools(World(0), tenant="acme") for a in t.input_schema["properties"]})
 # Words that only ever tell the reader what to do; a diagnosis says what went wrong and stops.

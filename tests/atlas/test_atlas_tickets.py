@@ -4,10 +4,11 @@ import re
 
 import pytest
 
-from atlas_kit.atlas import TENANTS, TICKETS, TOOL_NAMES, World, atlas_session, grade, play
+from atlas_kit.atlas.data import TENANTS
+from atlas_kit.atlas import TICKETS, TOOL_NAMES, World, atlas_session, grade, play
 from atlas_kit.atlas.faults import TRANSIENT
 from atlas_kit.atlas.outcome import Lookup
-from atlas_kit.atlas.tickets import ZERO
+from atlas_kit.atlas.phrases import ZERO
 from atlas_kit.contract.errors import ErrorCode
 
 IDS = re.compile(r"\b(?:ACC-\d{4}|INV-\d{5}|ORD-\d{5}|SKU-\d{4})\b")

@@ -7,7 +7,8 @@ import pytest
 from pydantic import TypeAdapter
 from anthropic.types import ToolParam
 
-from atlas_kit.atlas import TOOL_NAMES, World, atlas_session, build_tools
+from atlas_kit.atlas import TOOL_NAMES, World, atlas_session
+from atlas_kit.atlas.tools import build_tools
 from atlas_kit.dispatch.styles import GENERIC_PREFIX
 from atlas_kit.contract.errors import MAX_MESSAGE_CHARS
 

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...contract.arguments import check_arguments
-from ...types import JSONObject
-
-__all__ = ["CASE_KINDS", "CANARY", "Case", "CaseKind", "LONG_CHARS", "cases_for", "sample", "satisfies"]
+from ...types.sets import JSONObject
 
 CaseKind = Literal["missing", "wrong_type", "unknown_argument", "outside_enum", "below_minimum", "above_maximum",
                    "pattern", "format", "too_long", "canary", "user"]

@@ -16,8 +16,6 @@ from ...contract.naming import mentions_argument
 from ...contract.rubric import Verdict
 from .outcomes import Outcome
 
-__all__ = ["mark_fixed"]
-
 
 def _named(text: str, props: Sequence[str]) -> list[str]:
     """The tool's arguments a reply names: a contract body's next.argument, else each one its words mention."""

@@ -10,8 +10,6 @@ from html import escape
 from ...contract.rubric import RULES
 from .report import AuditJSON, Counts, ToolJSON, clip
 
-__all__ = ["render_html"]
-
 _CSS = ("body{font:14px/1.45 system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
         ".pass{color:#16632f}.fail{color:#a11}.na{color:#888}pre{white-space:pre-wrap;margin:0;max-width:60em}"

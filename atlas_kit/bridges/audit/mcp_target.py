@@ -23,12 +23,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Tool
 
 from ...contract.redaction import hide_login, redact, secret_variable
-from ...types import JSONObject
+from ...types.sets import JSONObject
 from .network import OFFLINE_HINT, confined
 from .targets import ConnectFailure, Reply, ReplyKind, ToolInfo
 from ...types.exceptions import AtlasKitValueError
-
-__all__ = ["McpTarget"]
 
 _MAX_PAGES = 50
 

@@ -15,8 +15,6 @@ from typing import Iterable
 
 from .outcomes import Outcome
 
-__all__ = ["OFFLINE_ENV", "OFFLINE_HINT", "confined", "netns_prefix", "tried_network"]
-
 # Package runners told to use their caches: in a namespace with no network, `npx -y` would otherwise retry the
 # registry for minutes before starting a server it already has (measured: 141 s against 1.1 s with these).
 OFFLINE_ENV = {"npm_config_offline": "true", "UV_OFFLINE": "1", "PIP_NO_INDEX": "1"}

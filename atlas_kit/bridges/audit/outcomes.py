@@ -13,8 +13,6 @@ from .cases import Case
 from .replies import Origin
 from .targets import Reply
 
-__all__ = ["NO_ANSWER", "Outcome", "OutcomeKind"]
-
 OutcomeKind = Literal["judged", "accepted", "skipped", "timeout", "invalid", "crashed", "not_run"]
 """judged: an answer the rubric scored; accepted: a call its schema allows that succeeded (no error to judge);
 skipped: not made (side effects, the per-tool cap); timeout, invalid: no usable answer; crashed: the server closed

@@ -24,10 +24,9 @@ from ...dispatch.transient import RetryPolicy
 from ...dispatch.tool import Tool
 from ..shim import tool_error_content
 from ..tool_runner import ContractAsyncFunctionTool, ContractFunctionTool, Conversation
-from ...types import JSONObject, result_text
+from ...types.sets import JSONObject
+from ...types.walk import result_text
 from .targets import ConnectFailure, Reply, ToolInfo
-
-__all__ = ["PythonTarget", "load_tools"]
 
 _T = TypeVar("_T")
 PyTool = Union[Tool, BetaFunctionTool[Any], BetaAsyncFunctionTool[Any]]  # the SDK types its tools by function

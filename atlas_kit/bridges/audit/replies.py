@@ -10,8 +10,6 @@ import json
 import re
 from typing import Literal
 
-__all__ = ["ORIGINS", "Origin", "origin_of", "reads_as_error"]
-
 Origin = Literal["server", "sdk", "library"]
 ORIGINS: tuple[Origin, ...] = ("server", "sdk", "library")
 """server: the server's own code wrote it (inside the SDK's "Error executing tool X:" wrapper too); sdk: the MCP SDK

@@ -12,9 +12,8 @@ from typing import TypedDict
 
 from ...contract.rubric import MAX_TOKENS, RULES, Rule, Status
 from ...contract.redaction import hide_login, redact, redact_known, secret_values
-from .run import Audit, Outcome, ToolAudit
-
-__all__ = ["AUTHOR", "FORMULA", "AuditJSON", "Counts", "ToolJSON", "Worst", "clip", "counts", "render_text", "to_json", "worst"]
+from .run import Audit, ToolAudit
+from .outcomes import Outcome
 
 FORMULA = ("an answer scores the rules it passes over the rules judged (n/a left out), and a call that got no usable "
            "answer (timed out, crashed the server, an invalid reply) scores 0; a tool scores 100 x the mean of its "

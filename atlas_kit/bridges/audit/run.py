@@ -24,8 +24,6 @@ from .replies import origin_of, reads_as_error
 from .targets import ConnectFailure, Reply, Target, ToolInfo
 from ...types.exceptions import AtlasKitValueError
 
-__all__ = ["MAX_SILENT", "Audit", "Limits", "Outcome", "OutcomeKind", "ToolAudit", "judge_replies", "run_audit"]
-
 MAX_SILENT = 3  # calls in a row with no answer (timed out) after which the audit stops: the server hangs
 
 

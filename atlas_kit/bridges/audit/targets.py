@@ -8,10 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from ...types import JSONObject
+from ...types.sets import JSONObject
 from ...types.exceptions import AtlasKitError
-
-__all__ = ["ConnectFailure", "ReplyKind", "Reply", "Target", "ToolInfo"]
 
 ReplyKind = Literal["result", "protocol_error", "timeout", "closed", "invalid"]
 """result: a tool result (isError or not); protocol_error: a JSON-RPC error instead of a result; timeout: no answer

@@ -10,11 +10,9 @@ import json
 from typing import cast
 from pathlib import Path
 
-from ...types import JSONObject
+from ...types.sets import JSONObject
 from ...types.exceptions import AtlasKitValueError
 from .cases import Case
-
-__all__ = ["CasesFileError", "EXAMPLE", "read_cases"]
 
 EXAMPLE = '{"tool": "get_invoice", "arguments": {"invoice_id": "INV-0000"}, "why": "no invoice has this id"}'
 _MAX_CASES = 1_000

@@ -6,19 +6,13 @@ scorer, and the offline stand-in as a model provider. Needs the `inspect` extra 
 """
 from __future__ import annotations
 
-try:
-    import inspect_ai  # noqa: F401
-except ImportError as missing:  # the core never imports this sub-package; say how to get what it needs
-    raise ImportError("atlas_kit.inspect_ai_bridge needs inspect_ai: pip install 'atlas_kit[inspect]' "
-                      "(Python 3.11 or newer).") from missing
+from typing import TYPE_CHECKING
 
-from .episode import AtlasEpisode, EpisodeSpec, ReplayMismatch, atlas_dataset, replay, select_tickets
-from .messages import anthropic_request, tool_info, tool_messages
-from .scorer import MODES, atlas_grade, source_of, wilson95
-from .solver import atlas_agent
-from .standin import StandIn, give_usage
-from .task import atlas
+from ..._lazy import exports
 
-__all__ = ["MODES", "AtlasEpisode", "EpisodeSpec", "ReplayMismatch", "StandIn", "anthropic_request", "atlas",
-           "atlas_agent", "atlas_dataset", "atlas_grade", "give_usage", "replay", "select_tickets", "source_of",
-           "tool_info", "tool_messages", "wilson95"]
+if TYPE_CHECKING:
+    from .episode import (EpisodeSpec as EpisodeSpec, ReplayMismatch as ReplayMismatch, replay as replay,
+        select_tickets as select_tickets)
+    from .task import atlas as atlas
+
+__getattr__, __dir__, __all__ = exports(__name__, __file__)

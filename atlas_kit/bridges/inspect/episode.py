@@ -13,16 +13,17 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 from inspect_ai.util import StoreModel
 
-from ...agent import LOOP_BROKEN_REPLY, StopReason
+from ...agent import LOOP_BROKEN_REPLY
+from ...types.sets import StopReason
 from ...dispatch.breaker import LoopBreak
-from ...atlas import ALL_TICKETS, IMPLICIT_TICKETS, TICKETS, Session, SimpleRun, Ticket, atlas_session
-from ...types import JSONObject, Message, StyleName, ToolResultBlock, ToolUseBlock
+from ...atlas.tickets import ALL_TICKETS, IMPLICIT_TICKETS, TICKETS, Ticket
+from ...atlas.session import Session, atlas_session
+from ...atlas.grade import SimpleRun
+from ...types.sets import JSONObject, StyleName
+from ...types.api import Message, ToolResultBlock, ToolUseBlock
 from .messages import assistant_blocks, tool_use_blocks
 from ...types.exceptions import AtlasKitError, AtlasKitValueError
 from ..shim import PrerequisiteError
-
-__all__ = ["AtlasEpisode", "ArgumentError", "EpisodeSpec", "ReplayMismatch", "StyleName", "TicketSet", "atlas_dataset",
-           "replay", "select_tickets"]
 
 TicketSet = Literal["core", "implicit", "all"]
 _SETS: dict[str, dict[str, Ticket]] = {"core": TICKETS, "implicit": IMPLICIT_TICKETS, "all": ALL_TICKETS}

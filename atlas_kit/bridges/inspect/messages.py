@@ -11,11 +11,8 @@ from typing import Sequence
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser
 from inspect_ai.tool import ToolCall, ToolCallError, ToolInfo, ToolParams
 
-from ...types import Block, Message, MessagesRequest, TextBlock, ToolDefinition, ToolResultBlock, ToolUseBlock
+from ...types.api import Block, Message, MessagesRequest, TextBlock, ToolDefinition, ToolResultBlock, ToolUseBlock
 from ...types.exceptions import AtlasKitTypeError, AtlasKitValueError
-
-__all__ = ["AnthropicMessage", "AnthropicRequest", "ToolResultBlock", "ToolUseBlock", "anthropic_request",
-           "assistant_blocks", "tool_info", "tool_messages", "tool_use_blocks"]
 
 # The blocks are atlas_kit's own (types.py); a tool_use's input is None when the model's arguments were not
 # valid JSON, so the dispatcher says so.

@@ -9,8 +9,6 @@ from inspect_ai.model import ModelAPI, modelapi
 from .standin import PROVIDER, StandIn
 from .task import atlas
 
-__all__ = ["atlas", "atlas_provider"]
-
 
 @modelapi(name=PROVIDER)
 def atlas_provider() -> type[ModelAPI]:

@@ -13,22 +13,20 @@ import math
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from ...agent import StopReason
-from ...atlas import LABELS, grade
+from ...types.sets import StopReason
+from ...atlas.grade import LABELS, grade
 from ...atlas.grade import SILENT_WRONG
 from ...stats import wilson
 from ...models.standin.model import OFFLINE_MODEL
 from .episode import AtlasEpisode, EpisodeSpec, replay
 from .standin import PROVIDER
 
-__all__ = ["MODES", "atlas_grade", "source_of", "wilson95"]
-
 MODES: tuple[str, ...] = (*LABELS, SILENT_WRONG)
 
 
 @metric
 def wilson95() -> Metric:
-    """The Wilson 95% interval of a 0/1 score's mean, as `low` and `high` (atlas_kit.metrics.wilson).
+    """The Wilson 95% interval of a 0/1 score's mean, as `low` and `high` (atlas_kit.stats.wilson).
 
     With several epochs inspect first averages each sample's epochs, so a ticket counts once: a wider interval.
     """

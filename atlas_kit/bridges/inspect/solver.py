@@ -9,13 +9,11 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessageSystem, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ...agent import StopReason
+from ...types.sets import StopReason
 from .episode import AtlasEpisode, EpisodeSpec
 from .messages import tool_info, tool_messages, tool_use_blocks
 from .standin import episode_config, give_usage
 from ...types.exceptions import AtlasKitValueError
-
-__all__ = ["atlas_agent"]
 
 # inspect's stop reasons that end a run without a finished answer: no tool call in such a reply is run.
 _ENDS: dict[str, StopReason] = {"max_tokens": "truncated", "model_length": "context_exceeded",

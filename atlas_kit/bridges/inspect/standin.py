@@ -2,7 +2,7 @@
 atlas/atlas-offline-1`), and token usage for inspect's mockllm, whose own count would download a tokenizer.
 
 The provider renders the conversation as inspect's Anthropic provider does and hands the body to
-atlas_kit.offline.OfflineModel: a rule-based program, not an LLM, so its runs are simulated. Chapter 11.
+atlas_kit.models.standin.OfflineModel: a rule-based program, not an LLM, so its runs are simulated. Chapter 11.
 """
 from __future__ import annotations
 
@@ -18,8 +18,6 @@ from ...types.tokens import estimate_tokens, request_tokens
 from .episode import ArgumentError
 from .messages import anthropic_request
 from ...types.exceptions import AtlasKitValueError
-
-__all__ = ["PROVIDER", "StandIn", "episode_config", "give_usage"]
 
 PROVIDER = "atlas"  # --model atlas/atlas-offline-1
 _MAX_TOKENS = 1024  # atlas_kit's Bounds.max_tokens, when inspect's config sets none

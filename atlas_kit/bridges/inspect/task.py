@@ -15,8 +15,6 @@ from .episode import ArgumentError, atlas_dataset, select_tickets
 from .scorer import atlas_grade
 from .solver import atlas_agent
 
-__all__ = ["atlas"]
-
 _TRUE, _FALSE = ("true", "on", "yes", "1"), ("false", "off", "no", "0")
 
 

@@ -11,7 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, TypedDict
 
 from ...contract.arguments import ArgumentProblem, check_arguments
-from ...atlas import Fault, Grade, Session, Ticket, World, atlas_session, grade
+from ...atlas.faults import Fault
+from ...atlas.grade import Grade, grade
+from ...atlas.session import Session, atlas_session
+from ...atlas.tickets import Ticket
+from ...atlas.data import World
 from ...atlas.verdict import plain_reasons
 from ...contract.errors import ErrorCode, stop, tool_error
 from ...dispatch.breaker import canonical_args
@@ -20,12 +24,12 @@ from ...dispatch.styles import Failure
 from ...experiments.results import Condition, harness_record, record_from_run
 from ...dispatch.trace import Trace
 from ...contract.redaction import redact
-from ...types import JSONObject, Message, Record, Source, ToolDefinition, ToolUseBlock, result_text
+from ...types.sets import JSONObject
+from ...types.api import Message, ToolDefinition, ToolUseBlock
+from ...types.records import Record, Source
+from ...types.walk import result_text
 from ...contract.vocab import MCPResult, text_to_mcp, to_mcp
 from .wording import call_result
-
-__all__ = ["CALL_LOG_CHARS", "FINISH", "ClientInfo", "McpCall", "McpEpisode", "McpRecord", "NotHandedIn", "finish_definition",
-           "logged_call", "next_record", "no_episode", "open_episode"]
 
 FINISH = "finish"
 # What the log keeps of one call's arguments (as JSON) and of its result: a model may send a megabyte, and a log

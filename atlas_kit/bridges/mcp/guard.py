@@ -24,8 +24,6 @@ from .episode import McpEpisode
 from ...dispatch.styles import plain_argument
 from .wording import BAD_PARAMS, PLAIN_FAILED, crash_result, in_style
 
-__all__ = ["INTERNAL_MESSAGE", "LOG_CHARS", "Guard", "Guarded", "RequestContext"]
-
 INTERNAL_MESSAGE = "Internal error: the server failed on this request. Its log says why; the request can be sent again."
 _log = logging.getLogger("atlas_kit.bridges.mcp")
 LOG_CHARS = 8_000  # what stderr keeps of one failure's traceback: a model may send a megabyte, and it may be in it

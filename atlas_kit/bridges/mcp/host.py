@@ -16,10 +16,9 @@ from .episode import FINISH, McpRecord
 from .server import AtlasMCP
 from ...models.replies import APIFailure, read_reply
 from ...models.standin.model import OFFLINE_MODEL, Profile, offline_client
-from ...types import Block, JSONObject, Message, MessagesRequest, ToolDefinition
+from ...types.api import Block, Message, MessagesRequest, ToolDefinition
+from ...types.sets import JSONObject
 from ...types.clients import AsyncMessagesClient, wire
-
-__all__ = ["HOST_NAME", "Exchange", "HostedEpisode", "asimulate", "simulate"]
 
 HOST_NAME = "atlas-offline-host"  # the clientInfo name the server logs for the stand-in's episodes
 

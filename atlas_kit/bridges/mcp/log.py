@@ -12,8 +12,6 @@ from typing import Mapping
 from ...experiments.results import ResultsWriter
 from ...types.results import read_records
 
-__all__ = ["LogError", "append_record", "check_log", "logged_keys"]
-
 
 class LogError(ValueError):
     """Why a path cannot be the episode log, in one line that says what to do."""

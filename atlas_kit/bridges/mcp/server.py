@@ -23,7 +23,9 @@ except ImportError as err:  # the SDK is an optional extra
     raise ImportError("Atlas over MCP needs the MCP SDK: pip install -e '.[mcp]' (or pip install 'mcp>=2,<3').") from err
 
 from ...contract.arguments import check_arguments
-from ...atlas import STYLES, TICKETS, Ticket, atlas_session
+from ...dispatch.styles import STYLES
+from ...atlas.tickets import TICKETS, Ticket
+from ...atlas.session import atlas_session
 from ...atlas.faults import Fault
 from ...dispatch.styles import Failure
 from ...dispatch.dispatcher import argument_error
@@ -33,8 +35,6 @@ from .guard import Guard, RequestContext
 from .log import append_record, logged_keys
 from ...contract.vocab import MCPResult
 from .wording import call_result, unknown_prompt, unknown_tool
-
-__all__ = ["INVALID_PARAMS", "SERVER_NAME", "AtlasMCP", "client_config"]
 
 SERVER_NAME = "atlas"
 INVALID_PARAMS = -32602  # JSON-RPC: the spec's code for a tools/call or prompts/get naming nothing the server has

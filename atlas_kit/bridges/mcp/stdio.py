@@ -26,8 +26,6 @@ from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
 from .server import AtlasMCP
 from .wording import BAD_REQUEST, PLAIN_BAD_REQUEST, in_style
 
-__all__ = ["STOP_SIGNALS", "malformed_reply", "serve_stdio"]
-
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 _SHAPE = ('This request is not one JSON-RPC 2.0 and MCP can read: send "jsonrpc": "2.0", a "method", and "params" '
           "as an object of named fields (or no params).")

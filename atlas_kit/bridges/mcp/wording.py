@@ -12,10 +12,7 @@ from typing import Sequence
 from ...contract.vocab import MCPResult, text_to_mcp, to_mcp
 from ...dispatch.dispatcher import crash_error
 from ...dispatch.styles import GENERIC_PREFIX, Failure, plain_crash, style_named
-from ...types import result_text
-
-__all__ = ["BAD_PARAMS", "BAD_REQUEST", "PLAIN_BAD_REQUEST", "PLAIN_FAILED", "PLAIN_UNKNOWN_PROMPT",
-           "PLAIN_UNKNOWN_TOOL", "call_result", "crash_result", "in_style", "unknown_prompt", "unknown_tool"]
+from ...types.walk import result_text
 
 # The SDK's own words for params that fail their model (its -32602), and JSON-RPC 2.0's for a message that is not a
 # request (-32600): what a server built on the SDK answers, so what the raw style says.

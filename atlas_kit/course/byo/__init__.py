@@ -5,9 +5,12 @@ them, with the smallest failing input), harness (your dispatcher in the agent lo
 """
 from __future__ import annotations
 
-from .audit import Verdict, audit, first_violation, render
-from .harness import DispatchFunction, ToolFunction, YourDispatcher, compare, tool_functions, your_session
-from .properties import PROPERTIES
+from typing import TYPE_CHECKING
 
-__all__ = ["DispatchFunction", "PROPERTIES", "ToolFunction", "Verdict", "YourDispatcher", "audit", "compare",
-           "first_violation", "render", "tool_functions", "your_session"]
+from ..._lazy import exports
+
+if TYPE_CHECKING:
+    from .harness import compare as compare, tool_functions as tool_functions, your_session as your_session
+    from .properties import PROPERTIES as PROPERTIES
+
+__getattr__, __dir__, __all__ = exports(__name__, __file__)

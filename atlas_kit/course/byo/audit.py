@@ -9,11 +9,9 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from ...types import JSONObject
+from ...types.sets import JSONObject
 from .probe import CASES, DispatchFunction, Outcome, Turns, run
 from .properties import JUDGES, PROPERTIES, UNJUDGED
-
-__all__ = ["Verdict", "audit", "first_violation", "render"]
 
 
 @dataclass(frozen=True)

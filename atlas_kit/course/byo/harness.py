@@ -16,7 +16,9 @@ from typing import Callable, Iterable, Mapping, Sequence, TypeGuard
 
 from ...agent import Bounds, run_agent
 from ...contract.arguments import check_arguments
-from ...atlas import TICKETS, Fault, Session, atlas_session, ticket
+from ...atlas.tickets import TICKETS, ticket
+from ...atlas.faults import Fault
+from ...atlas.session import Session, atlas_session
 from ...dispatch.tool import CallContext, Tool
 from ...dispatch.dispatcher import DispatchResult
 from ...dispatch.breaker import LoopBreak, canonical_args
@@ -28,12 +30,14 @@ from ...models.choose import ModelChoice
 from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, offline_client
 from ...models.pricing import Estimate
 from ...experiments.results import Condition
-from ...types import JSONObject, MessagesClient, Record, Source, ToolDefinition, ToolResultBlock, content_blocks
+from ...types.sets import JSONObject
+from ...types.clients import MessagesClient
+from ...types.records import Record, Source
+from ...types.api import ToolDefinition, ToolResultBlock
+from ...types.walk import content_blocks
 from ...dispatch.trace import Trace
 from .probe import DispatchFunction, ToolFunction, answerable, repeated_of, results_of
 from ...types.exceptions import AtlasKitTypeError, AtlasKitValueError
-
-__all__ = ["DispatchFunction", "ToolFunction", "YourDispatcher", "compare", "tool_functions", "your_session"]
 
 
 

@@ -13,10 +13,7 @@ from typing import Callable, Literal, Protocol, Sequence
 
 from ...dispatch.transient import Transient
 from ...contract.errors import ToolFailure, retry_changed, stop
-from ...types import JSONObject
-
-__all__ = ["CASES", "KINDS", "Case", "DispatchFunction", "Outcome", "Probe", "ToolFunction", "Turns", "answerable",
-           "kind_of", "repeated_of", "results_of", "run", "use"]
+from ...types.sets import JSONObject
 
 Kind = Literal["ok", "refuses", "crashes", "flaky", "down", "unknown"]
 KINDS: dict[str, Kind] = {"lookup_account": "ok", "find_invoice": "refuses", "flip": "refuses", "refund": "crashes",

@@ -14,13 +14,11 @@ from typing import TYPE_CHECKING, Callable
 from ...dispatch.breaker import canonical_args
 from ...contract.errors import _INTERNALS, Branch, Next, error_schema, tool_error
 from ...contract.redaction import redact
-from ...types import JSONObject
+from ...types.sets import JSONObject
 from .probe import KINDS, STOCK, VALUE, Outcome, Runaway, Turns, answerable, kind_of, repeated_of, results_of
 
 if TYPE_CHECKING:
     import jsonschema
-
-__all__ = ["JUDGES", "PROPERTIES", "UNJUDGED"]
 
 PROPERTIES: dict[str, str] = {  # name -> the case letter (probe.CASES) it is judged on
     "never raises": "m", "one result per id, in order": "m", "no internals": "m", "no echoed argument": "m",

@@ -12,9 +12,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Act", "Reading", "claims_complete", "claims_failure", "claims_success", "clauses", "invites_retry",
-           "negated", "read", "unnegated"]
-
 Act = Literal["retry", "no_retry", "stop", "tell", "silence", "done"]
 
 

@@ -15,9 +15,6 @@ from html import escape
 from typing import Callable, Literal
 from ...types.exceptions import AtlasKitValueError
 
-__all__ = ["BLANK", "EXERCISES", "KINDS", "LABELS", "PLACEHOLDER", "Compare", "Exercise", "Feedback", "Finding", "Kind",
-           "exercise", "is_blank"]
-
 BLANK = "Not answered yet: replace the ... in the cell above with your answer, run it, then run this check."
 PLACEHOLDER = ...  # what an exercise's gap is: Python's own "to be written"
 

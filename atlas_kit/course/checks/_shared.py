@@ -11,14 +11,19 @@ from functools import lru_cache
 from typing import Mapping
 
 from ...agent import Bounds, Run, run_agent
-from ...atlas import World, atlas_session, build_tools, fail_first_call, style_named
+from ...atlas.data import World
+from ...atlas.session import atlas_session
+from ...atlas.tools import build_tools
+from ...atlas.faults import fail_first_call
+from ...dispatch.styles import style_named
 from ...atlas.session import Session
 from ...contract.redaction import redact
 from ...dispatch.tool import CallContext, Handler, Tool
 from ...dispatch.dispatcher import Dispatcher
 from ...contract.errors import ToolError, ToolFailure
 from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
-from ...types import JSONObject, ToolResultBlock, ToolUseBlock
+from ...types.sets import JSONObject
+from ...types.api import ToolResultBlock, ToolUseBlock
 
 
 # --- chapters 00-03: run a ticket with the learner's error in place of Atlas's own -----------
@@ -35,7 +40,7 @@ def _offline_run(ticket: str, *, tool: str | None = None, failure: ToolFailure |
 def _not_a_tool_error(answer: object) -> str:
     """What to say of an answer that should be a ToolError and is not."""
     return (f"The answer is a {type(answer).__name__}; build it with tool_error(tool_use_id, code, message, "
-            "next=...) from atlas_kit.errors, which returns a ToolError.")
+            "next=...) from atlas_kit, which returns a ToolError.")
 
 
 # --- chapters 04-12: call a learner's handler, dispatch one call, run a session offline -----

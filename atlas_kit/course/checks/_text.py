@@ -18,9 +18,6 @@ from ...contract.redaction import looks_secret
 from ._claims import Reading, claims_complete, claims_failure, claims_success, invites_retry, read, unnegated
 from ._registry import Finding
 
-__all__ = ["blames", "claims_complete", "claims_failure", "claims_success", "contradicts", "contradicts_itself",
-           "echoes", "internals", "invites_retry", "judge_failure", "names_other_tool"]
-
 # --- the forbidden ---------------------------------------------------------------------------------------------
 
 _UPPER_SNAKE = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ...atlas import grade
+from ...atlas.grade import grade
 from ._registry import exercise
 from ._shared import _offline_run
 

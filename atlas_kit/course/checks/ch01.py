@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ...atlas import TOOL_NAMES, atlas_session
+from ...atlas.tools import TOOL_NAMES
+from ...atlas.session import atlas_session
 from ...contract.errors import ErrorCode, ToolError
 from ...experiments.sweep import run_experiment
 from ...experiments.metrics import groups, recovery
 from ...types.results import HARNESS_ERROR
-from ...types import Record
+from ...types.records import Record
 from ._registry import BLANK, Compare, Finding, exercise
 from ._shared import _not_a_tool_error, atlas_names
 from ._text import judge_failure

@@ -3,7 +3,7 @@ not_found a next (02.2), graded on the branch and the tool it names and on what 
 """
 from __future__ import annotations
 
-from ...atlas import TOOL_NAMES
+from ...atlas.tools import TOOL_NAMES
 from ...contract.errors import Branch, ErrorCode, Next, tool_error
 from ._registry import Compare, Finding, exercise
 from ._shared import atlas_names
@@ -78,7 +78,7 @@ def _grade_02_2(answer: object) -> str | Finding | None:
     Contradiction: a success claimed, the same call invited again, another tool named. Not judged: say's plan."""
     if not isinstance(answer, Next):
         return (f"The answer is a {type(answer).__name__}; build a Next with stop(say), switch_tool(tool, say) or "
-                "retry_changed(argument, say) from atlas_kit.errors.")
+                "retry_changed(argument, say) from atlas_kit.")
     try:
         tool_error("toolu_check", "not_found", T09_MESSAGE, next=answer)
     except (ValueError, TypeError) as refusal:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ...atlas import TOOL_NAMES
+from ...atlas.tools import TOOL_NAMES
 from ...contract.errors import Branch, ErrorCode, ToolError
 from ._registry import Compare, Finding, exercise
 from ._shared import _not_a_tool_error, atlas_names

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import re
 
-from ...atlas import TENANTS, TOOL_NAMES, World, money
+from ...atlas.data import TENANTS, World
+from ...atlas.tools import TOOL_NAMES
+from ...atlas.formats import money
 from ...dispatch.tool import Handler, Tool
 from ...contract.errors import ErrorCode, tool_error
 from ._registry import Compare, Finding, exercise

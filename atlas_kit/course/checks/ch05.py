@@ -5,14 +5,18 @@ graded on T02 in every style.
 from __future__ import annotations
 
 
-from ...atlas import TOOL_NAMES, atlas_session, grade, money
+from ...atlas.tools import TOOL_NAMES
+from ...atlas.session import atlas_session
+from ...atlas.grade import grade
+from ...atlas.formats import money
 from ...dispatch.styles import STYLES
 from ...dispatch.tool import CallContext, Handler, Tool
 from ...contract.errors import ErrorCode, ToolFailure
-from ...types import JSONObject
+from ...types.sets import JSONObject
 from ._registry import BLANK, Compare, Finding, exercise, is_blank
 from ._shared import _attempt, _body, _crashed, _dispatch, _run, atlas_names
-from ._text import claims_failure, judge_failure
+from ._claims import claims_failure
+from ._text import judge_failure
 
 
 _ORDERS_SCHEMA = {

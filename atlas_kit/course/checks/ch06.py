@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 
 from ...agent import Bounds
-from ...atlas import atlas_session, grade
-from ...types import JSONObject
+from ...atlas.session import atlas_session
+from ...atlas.grade import grade
+from ...types.sets import JSONObject
 from ._registry import exercise
 from ._shared import _run
 

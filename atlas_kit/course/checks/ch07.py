@@ -8,16 +8,22 @@ import json
 import re
 from typing import Callable
 
-from ...atlas import TOOL_NAMES, FaultSchedule, World, atlas_session, build_tools, grade
+from ...atlas.tools import TOOL_NAMES, build_tools
+from ...atlas.faults import FaultSchedule
+from ...atlas.data import World
+from ...atlas.session import atlas_session
+from ...atlas.grade import grade
 from ...atlas.styles import CASES
 from ...dispatch.dispatcher import Dispatcher
 from ...dispatch.styles import Failure
 from ...dispatch.transient import RetryPolicy
 from ...types.tokens import estimate_tokens
-from ...types import JSONObject, result_text
+from ...types.sets import JSONObject
+from ...types.walk import result_text
 from ._registry import Compare, Finding, exercise
 from ._shared import _body, _run, _use
-from ._text import blames, claims_success, contradicts, contradicts_itself, internals
+from ._text import blames, contradicts, contradicts_itself, internals
+from ._claims import claims_success
 
 
 def _catalogue_failures(names: tuple[str, ...]) -> dict[str, Failure]:

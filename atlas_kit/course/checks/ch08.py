@@ -7,7 +7,9 @@ import dataclasses
 import re
 from typing import Callable
 
-from ...atlas import TOOL_NAMES, atlas_session, ticket
+from ...atlas.tools import TOOL_NAMES
+from ...atlas.session import atlas_session
+from ...atlas.tickets import ticket
 from ...atlas.tickets import Ticket
 from ...dispatch.styles import STYLES
 from ...dispatch.tool import Handler, Tool

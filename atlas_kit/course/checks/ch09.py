@@ -6,11 +6,11 @@ from __future__ import annotations
 import copy
 from typing import Callable
 
-from ...atlas import Fault, FaultSchedule
+from ...atlas.faults import Fault, FaultSchedule
 from ...dispatch.dispatcher import Dispatcher
 from ...dispatch.transient import RetryPolicy, Transient
 from ...dispatch.tool import CallContext, Tool
-from ...types import JSONObject
+from ...types.sets import JSONObject
 from ._registry import BLANK, exercise
 from ._shared import _use
 

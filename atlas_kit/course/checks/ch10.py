@@ -7,12 +7,13 @@ import copy
 import json
 from typing import Mapping
 
-from ...atlas import Fault, atlas_session, catalogue, play
+from ...atlas.faults import Fault
+from ...atlas.session import atlas_session, play
+from ...atlas.styles import catalogue
 from ...contract.errors import tool_error
-from ...types import JSONObject, TraceEvent
+from ...types.sets import JSONObject
+from ...types.events import TraceEvent
 from ._registry import BLANK, exercise, is_blank
-
-__all__ = ["BROKEN_10"]
 
 
 _SCENARIOS = ("lost_reply", "down", "quota")

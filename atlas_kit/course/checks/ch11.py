@@ -7,13 +7,12 @@ import copy
 import math
 from typing import cast
 
-from ...atlas import TICKETS
+from ...atlas.tickets import TICKETS
 from ...stats import Z95
 from ...experiments.metrics import Paired, paired_recovery, recovery, success
-from ...types import JSONObject, Record
+from ...types.sets import JSONObject
+from ...types.records import Record
 from ._registry import BLANK, PLACEHOLDER, exercise
-
-__all__ = ["FAULT_TICKETS"]
 
 
 def _episodes(counts: tuple[int, int, int, int]) -> list[Record]:

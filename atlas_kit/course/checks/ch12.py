@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 
-from ...atlas import World, money
+from ...atlas.data import World
+from ...atlas.formats import money
 from ...atlas.data import Account, Order
 from ...dispatch.dispatcher import Dispatcher
 from ...dispatch.transient import RetryPolicy
 from ...dispatch.tool import Tool
 from ...types.tokens import estimate_tokens
-from ...types import JSONObject, result_text
+from ...types.sets import JSONObject
+from ...types.walk import result_text
 from ._registry import BLANK, exercise, is_blank
 from ._shared import _use
 

@@ -11,7 +11,7 @@ from ..byo.audit import first_violation
 from ..byo.probe import CASES, run
 from ...dispatch.transient import Transient
 from ...contract.errors import Branch, ErrorCode, Next, ToolFailure, stop
-from ...types import JSONObject
+from ...types.sets import JSONObject
 from ._registry import Finding, exercise
 from ._text import contradicts
 

@@ -10,17 +10,19 @@ import random
 from typing import Callable, cast
 
 from ...agent import run_agent
-from ...atlas import atlas_session, grade, money
+from ...atlas.session import atlas_session
+from ...atlas.grade import grade
+from ...atlas.formats import money
 from ...atlas.silent import mentioned
 from ...dispatch.tool import CallContext, Tool
 from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, offline_client
 from ...stats import fisher_exact, mcnemar_exact
 from ...experiments.stats import pair_records, paired_difference
-from ...types import JSONObject, Record
+from ...types.sets import JSONObject
+from ...types.records import Record
 from ._registry import BLANK, PLACEHOLDER, Compare, Finding, exercise
-from ._text import claims_complete, contradicts_itself
-
-__all__ = ["paired_records"]
+from ._claims import claims_complete
+from ._text import contradicts_itself
 
 _ROWS = [{"invoice_id": "INV-20432", "status": "paid", "amount": "$399.00"},
          {"invoice_id": "INV-20431", "status": "paid", "amount": "$399.00"},

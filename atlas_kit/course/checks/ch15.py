@@ -9,9 +9,9 @@ import json
 import logging
 from typing import TYPE_CHECKING, Callable, Coroutine, Iterable, Mapping, TypeVar, Union
 
-from ...atlas import atlas_session
+from ...atlas.session import atlas_session
 from ...dispatch.dispatcher import DispatchResult
-from ...types import JSONObject
+from ...types.sets import JSONObject
 from ...contract.errors import ErrorCode
 from ._registry import Finding, exercise
 from ._text import contradicts

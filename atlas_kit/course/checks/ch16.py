@@ -13,12 +13,10 @@ from functools import lru_cache
 from ...contract.errors import Branch, ErrorCode, ToolError
 from ...contract.rubric import judge
 from ...transcripts.analysis import ErrorEvent, error_events
-from ...transcripts.readers import read_transcripts
+from ...transcripts.readers.files import read_transcripts
 from ...transcripts.shipped import tau_bench_airline
 from ._registry import Compare, Finding, exercise
 from ._text import contradicts
-
-__all__ = ["CASES_16_1", "CASES_16_2", "CONTEXT_16_1", "real_error"]
 
 CASES_16_1: dict[str, tuple[str, int]] = {  # letter: (episode, which of its errors)
     "a": ("task-20/trial-1", 2), "b": ("task-20/trial-1", 1), "c": ("task-0/trial-1", 1), "d": ("task-32/trial-0", 1)}

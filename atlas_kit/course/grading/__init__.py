@@ -8,23 +8,13 @@ grade_class): the checking kernel imports judge.py alone.
 """
 from __future__ import annotations
 
-import typing as _typing
+from typing import TYPE_CHECKING
 
-from ..._lazy import lazy_exports as _lazy_exports
+from ..._lazy import exports
 
-if _typing.TYPE_CHECKING:
-    from .classroom import TEXT_LIMIT, grade_class
-    from .records import Grade, Gradebook
-    from .report import ExerciseSummary, summarize
+if TYPE_CHECKING:
+    from .classroom import grade_class as grade_class
+    from .records import Gradebook as Gradebook
+    from .report import summarize as summarize
 
-_WHERE = {
-    "ExerciseSummary": "report",
-    "Grade": "records",
-    "Gradebook": "records",
-    "TEXT_LIMIT": "classroom",
-    "grade_class": "classroom",
-    "summarize": "report",
-}
-__getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
-
-__all__ = ["ExerciseSummary", "Grade", "Gradebook", "TEXT_LIMIT", "grade_class", "summarize"]
+__getattr__, __dir__, __all__ = exports(__name__, __file__)

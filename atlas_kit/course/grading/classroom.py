@@ -25,8 +25,6 @@ from .report import write_csv, write_html
 from .sandbox import bwrap_works
 from ...types.exceptions import AtlasKitValueError
 
-__all__ = ["SOLUTIONS", "TEXT_LIMIT", "grade_class"]
-
 SOLUTIONS = Path(__file__).resolve().parents[3] / "solutions"
 TEXT_LIMIT = 600  # characters of any note or feedback in the report: a 3 MB echoed answer stays a line
 

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from ...types import JSONObject
+from ...types.sets import JSONObject
 from .records import ChapterPlan, ExerciseSpec, Submission
 from ...types.exceptions import AtlasKitValueError
 
@@ -250,7 +250,7 @@ def _redefines_check(tree: ast.Module) -> bool:
                 return True
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             module = getattr(node, "module", None) or ""
-            if any((a.asname or a.name) == "check" for a in node.names) and module not in ("atlas_kit.course.checks", "atlas_kit.checks"):
+            if any((a.asname or a.name) == "check" for a in node.names) and module not in ("atlas_kit.course.checks", "atlas_kit.course.checks.run"):
                 return True
     return False
 

@@ -18,7 +18,7 @@ from time import monotonic
 from ...models.standin.model import OFFLINE_MODEL
 from . import probe
 from .take import take_answer
-from ..checks import BLANK
+from ..checks._registry import BLANK
 from .payloads import (blank, clip as _clip, not_taken, payload_list, read_bounded, read_payload, runs_code, untaken,
                        verdict)
 from .kernel import CellOutcome, Confinement, Kernel, KernelStartError

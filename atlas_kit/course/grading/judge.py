@@ -54,10 +54,10 @@ def prepare(*, watch: bool = True, chapters: Iterable[str] | None = None) -> Bas
     """Load the checks of `chapters` (all of them by default) before any learner code; with `watch` (an answer will
     run code here), record what the watched modules bind now, and each module imported from now on as its import
     completes. Without it the baseline is empty: data answers run no code to watch."""
-    from atlas_kit.course import checks
+    from atlas_kit.course.checks.run import load
 
     for chapter in [None] if chapters is None else chapters:
-        checks.load(chapter)
+        load(chapter)
     if not watch:
         return Baseline(frozenset(), ())
     later: set[Entry] = set()
@@ -128,7 +128,8 @@ def judge(key: str, payload_path: str, result_path: str, baseline: Baseline, bas
     """Rebuild the answer in `payload_path`, check it, compare with the baseline; write the verdict once.
 
     The verdict's file is created exclusively: one the answer made beforehand stops the grading (tampered)."""
-    from atlas_kit.course.checks import BLANK, check
+    from atlas_kit.course.checks._registry import BLANK
+    from atlas_kit.course.checks.run import check
 
     dump, create, write, close, compare = json.dumps, os.open, os.write, os.close, changed  # before any learner code
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)

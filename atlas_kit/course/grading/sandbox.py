@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["MEMORY_BYTES", "FILE_BYTES", "Sandbox", "bwrap_works"]
-
 MEMORY_BYTES = 8 << 30  # address space of the kernel and everything it starts
 FILE_BYTES = 256 << 20  # the largest file it may write
 

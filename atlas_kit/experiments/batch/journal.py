@@ -14,9 +14,6 @@ from typing import IO, Any, Literal, TypedDict, Union
 
 from ..results import repair
 
-__all__ = ["Answered", "Bounced", "Collected", "Event", "Failed", "FailureKind", "Journal", "JournalState", "Part",
-           "Pending", "Started", "Submitted", "Submitting", "journal_path"]
-
 FailureKind = Literal["errored", "expired", "canceled", "missing"]
 
 

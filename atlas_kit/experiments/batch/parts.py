@@ -23,16 +23,14 @@ from ...models.choose import choose_model
 from ...models.standin.model import OfflineModel, Profile
 from ...models.replies import FATAL, failure_from
 from ...models.transport import BASE_URL, APIFault
-from ...types import JSONObject, MessageBody, MessagesRequest, canonical
+from ...types.sets import JSONObject
+from ...types.api import MessageBody, MessagesRequest
+from ...types.walk import canonical
 from ...types.clients import wire
 
 if TYPE_CHECKING:
     from anthropic.types.messages import MessageBatchIndividualResponse
     from anthropic.types.messages.batch_create_params import Request
-
-__all__ = ["ENDPOINT_FAILURES", "LIVE_POLL", "OFFLINE_POLL", "RETRYABLE_ERRORS", "BadResults", "BatchCanceled",
-           "BatchExpired", "BatchReport", "CustomId", "Endpoints", "Poll", "batch_client", "batch_request", "digest",
-           "download_results", "exception_for", "standin_server"]
 
 T = TypeVar("T")
 ENDPOINT_FAILURES = 6  # calls in a row to the batch endpoints that fail before the sweep stops (its state kept)

@@ -26,10 +26,9 @@ from ..episodes import Episode, episode_record, episode_session, harness_failure
 from ..guard import Guard, StopCause
 from ...models.standin.model import Profile
 from ...models.pricing import BATCH_DISCOUNT
-from ...types import MessagesRequest, Record, Source
+from ...types.api import MessagesRequest
+from ...types.records import Record, Source
 from ...contract.redaction import redact
-
-__all__ = ["BatchReport", "BatchSweep", "journal_path", "sweep_batch"]
 
 CLOCK_SKEW = 300.0  # seconds: how far the API's created_at may run behind this machine's clock
 _BYTES_MARGIN = 1_000_000  # room for the JSON around the requests

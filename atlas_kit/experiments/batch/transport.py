@@ -19,10 +19,8 @@ import anthropic
 import httpx2
 
 from ...models.transport import BASE_URL, PLACEHOLDER_KEY, APIFault, Handler, MessagesTransport
-from ...types import JSONObject, MessageBody
-
-__all__ = ["CUSTOM_ID", "MAX_BATCH_BYTES", "MAX_BATCH_REQUESTS", "BatchAPI", "BatchHandler", "BatchTransport",
-           "Outcome", "ResultType", "in_process_batch_client", "random_outcomes"]
+from ...types.sets import JSONObject
+from ...types.api import MessageBody
 
 ResultType = Literal["succeeded", "errored", "canceled", "expired"]
 BatchHandler = Callable[[str, JSONObject], MessageBody]

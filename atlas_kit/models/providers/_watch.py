@@ -15,11 +15,10 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ...types import JSONObject, canonical
+from ...types.sets import JSONObject
+from ...types.walk import canonical
 from ..replies import CACHE_FIELDS, prompt_tokens
-from ..transport import estimate_tokens
-
-__all__ = ["ContextWarning", "ContextWatch"]
+from ...types.tokens import estimate_tokens
 
 _FLOOR = 200  # estimated tokens: below this a short new part says nothing either way
 _COLD = 4  # a request none of whose prefix can be cached here, reported at under a quarter of its size, was cut

@@ -18,12 +18,11 @@ import anthropic
 import httpx2
 from anthropic.types import Model
 
-from ...types import Source
+from ...types.records import Source
 from ..provider import Capabilities, Credentials, Provider
-from ..transport import in_process_client, message_body
+from ..transport import in_process_client
+from ..body import message_body
 from ...types.exceptions import AtlasKitValueError
-
-__all__ = ["ANTHROPIC_URL", "AnthropicAPI", "deprecation", "known_models"]
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 _END_OF_LIFE = re.compile(r"end-of-life on (.+?)\.(?:\n|$)")

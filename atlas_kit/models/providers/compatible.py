@@ -12,8 +12,6 @@ from ..provider import Preflight, ProviderError
 from ..replies import APIFailure, read_reply
 from .local import LocalServer, json_object
 
-__all__ = ["Compatible"]
-
 
 class Compatible(LocalServer):
     """An Anthropic-compatible server named by its address (`choose_model(name, base_url=...)`)."""

@@ -15,8 +15,6 @@ from typing import ClassVar
 from ..provider import Capabilities, Preflight, ProviderError
 from .local import LocalServer, json_object
 
-__all__ = ["LlamaCpp"]
-
 _PROBE_TOOL = {"name": "probe", "description": "A tool the preflight names so the server parses tools.",
                "input_schema": {"type": "object", "properties": {}}}
 

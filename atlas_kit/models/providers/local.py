@@ -16,12 +16,11 @@ from typing import ClassVar, Iterable, Mapping
 
 import httpx2
 
-from ...types import JSONObject, Source
+from ...types.sets import JSONObject
+from ...types.records import Source
 from ..api_retry import APIRetry
 from ..provider import Capabilities, Preflight, Provider, ProviderError
 from ._watch import ContextWatch
-
-__all__ = ["LocalServer", "NoKeyTransport", "check_url", "probe"]
 
 # Header names that carry credentials in some client or proxy; never sent to a local server.
 _SECRET_HEADERS = frozenset({"authorization", "x-api-key", "proxy-authorization", "cookie", "anthropic-api-key"})

@@ -15,8 +15,6 @@ from typing import ClassVar
 from ..provider import Preflight, ProviderError
 from .local import LocalServer, check_url, json_object
 
-__all__ = ["HOST_ENV", "Ollama", "ollama_host"]
-
 HOST_ENV = "OLLAMA_HOST"  # where Ollama's own command line finds the server; an explicit address comes first
 
 TOOL_MODELS = "qwen3:4b or llama3.2:3b"  # pulled in the README; both use tools through Ollama

@@ -12,14 +12,12 @@ import anthropic
 
 import httpx2
 
-from ...types import Source
+from ...types.records import Source
 from ..api_retry import APIRetry
 from ..cassette import Cassette
 from ..provider import Capabilities, Provider
 from ..replay import replay_transport
 from ..transport import BASE_URL
-
-__all__ = ["Replay", "replay_client"]
 
 
 class Replay(Provider):

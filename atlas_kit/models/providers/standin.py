@@ -9,13 +9,11 @@ from typing import ClassVar
 
 import httpx2
 
-from ...types import Source
+from ...types.records import Source
 from ..api_retry import APIRetry
 from ..provider import Capabilities, Provider
 from ..standin.model import OFFLINE_MODEL, OfflineModel, Profile
 from ..transport import BASE_URL, MessagesTransport
-
-__all__ = ["StandIn"]
 
 
 class StandIn(Provider):

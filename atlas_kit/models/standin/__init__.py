@@ -6,45 +6,12 @@ seeded Profile (model). It shows the mechanics; a live or local model gives the 
 """
 from __future__ import annotations
 
-import typing as _typing
+from typing import TYPE_CHECKING
 
-from ..._lazy import lazy_exports as _lazy_exports
+from ..._lazy import exports
 
-if _typing.TYPE_CHECKING:
-    from .model import (DEFAULT_PROFILE, OFFLINE_MODEL, OfflineModel, PROFILES, Profile, STANDIN_SOURCE, UNGUIDED,
-        offline_client)
-    from .reading import CUES, ERROR_MARKS, Reading, read_error, reads_as_error
-    from .planner import CHANGING, Done, Goal, GoalContext, GoalKind, PlannedCall, answer, fix_call, plan, switch_call
+if TYPE_CHECKING:
+    from .model import OfflineModel as OfflineModel, PROFILES as PROFILES, Profile as Profile, UNGUIDED as UNGUIDED
+    from .reading import read_error as read_error
 
-_WHERE = {
-    "CHANGING": "planner",
-    "CUES": "reading",
-    "DEFAULT_PROFILE": "model",
-    "Done": "planner",
-    "ERROR_MARKS": "reading",
-    "Goal": "planner",
-    "GoalContext": "planner",
-    "GoalKind": "planner",
-    "OFFLINE_MODEL": "model",
-    "OfflineModel": "model",
-    "PROFILES": "model",
-    "PlannedCall": "planner",
-    "Profile": "model",
-    "Reading": "reading",
-    "STANDIN_SOURCE": "model",
-    "UNGUIDED": "model",
-    "answer": "planner",
-    "fix_call": "planner",
-    "offline_client": "model",
-    "plan": "planner",
-    "read_error": "reading",
-    "reads_as_error": "reading",
-    "switch_call": "planner",
-}
-__getattr__, __dir__ = _lazy_exports(__name__, _WHERE)
-
-__all__ = [
-    "CHANGING", "CUES", "DEFAULT_PROFILE", "Done", "ERROR_MARKS", "Goal", "GoalContext", "GoalKind", "OFFLINE_MODEL",
-    "OfflineModel", "PROFILES", "PlannedCall", "Profile", "Reading", "STANDIN_SOURCE", "UNGUIDED", "answer",
-    "fix_call", "offline_client", "plan", "read_error", "reads_as_error", "switch_call",
-]
+__getattr__, __dir__, __all__ = exports(__name__, __file__)

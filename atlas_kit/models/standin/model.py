@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Literal, cast, overload
 from .planner import CHANGING, MODEL_NAME, Goal, PlannedCall, answer, fix_call, plan, switch_call
 from .reading import read_error, reads_as_error
 from ..body import message_body
-from ...types import Block, JSONObject, MessageBody, Source, ToolDefinition, content_blocks, result_text
+from ...types.api import Block, MessageBody, ToolDefinition
+from ...types.sets import JSONObject
+from ...types.records import Source
+from ...types.walk import content_blocks, result_text
 from ...types.exceptions import AtlasKitValueError
 
 if TYPE_CHECKING:  # the SDK is imported when a client is made: the stand-in's rules, which the checks use, need none
     import anthropic
-
-__all__ = ["DEFAULT_PROFILE", "OFFLINE_MODEL", "OfflineModel", "PROFILES", "Profile", "STANDIN_SOURCE", "UNGUIDED", "offline_client"]
 
 OFFLINE_MODEL = "atlas-offline-1"
 STANDIN_SOURCE = Source("simulated", OFFLINE_MODEL)  # what every run of the stand-in is labelled

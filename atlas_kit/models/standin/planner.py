@@ -12,10 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, Mapping, TypedDict
 
-from ...types import JSONObject, ToolDefinition
-
-__all__ = ["CHANGING", "MODEL_NAME", "Done", "Goal", "GoalContext", "GoalKind", "PlannedCall", "answer", "fix_call", "plan",
-           "switch_call"]
+from ...types.sets import JSONObject
+from ...types.api import ToolDefinition
 
 # What the customer's words hold, read from the words alone: an id is a prefix the ticket writes (ACC-, INV-, ORD-,
 # SKU-) and its digits, an amount a dollar figure with its cents. The stand-in knows no company's formats.

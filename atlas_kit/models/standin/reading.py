@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-__all__ = ["CUES", "ERROR_MARKS", "Reading", "read_error", "reads_as_error"]
-
 # The only things the stand-in can read in text that is not a contract body, strongest first.
 CUES: tuple[tuple[str, str, str], ...] = (
     ("tell the customer", r"\btell the (?:customer|user)\b", "stop"),

@@ -10,11 +10,9 @@ import random
 from dataclasses import dataclass
 from typing import Literal, Mapping, Sequence
 
-from ...types import STYLE_NAMES, StyleName, TableRows
+from ...types.sets import STYLE_NAMES, StyleName
+from ...types.records import TableRows
 from ...types.exceptions import AtlasKitValueError
-
-__all__ = ["ASSUMED", "PUBLISHED_GAP", "SET_BY", "STANDIN_NOTE", "Followed", "FollowRate", "WhatIf",
-           "simulate", "what_if"]
 
 ASSUMED = "an assumed rate"
 """The basis of a rate nobody measured: the simulator's default where no published figure exists."""

@@ -13,11 +13,9 @@ import os
 from pathlib import Path
 from typing import TypeGuard
 
-from ...types import canonical
+from ...types.walk import canonical
 from ..model import Episode, Format, ModelText, Outcome, ToolCall, ToolResult, TranscriptError, Turn, UserText
 from .base import CallBook, arguments_of, evidence_of, load_json, load_jsonl, read_text
-
-__all__ = ["AgentDojoReader", "BUNDLE_KEYS", "is_bundle_line", "is_run", "run_files", "write_bundle"]
 
 BENIGN = ("none", "none.json")
 """The last two parts of a benign run's path: no attack, no injection task."""

@@ -11,12 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ...types import content_blocks, result_text
+from ...types.walk import content_blocks, result_text
 from ..model import Episode, ErrorBasis, Format, ModelText, ToolCall, ToolResult, TranscriptError, Turn, UserText
 from .base import CallBook, arguments_of, envelopes, text_field
 from .openai import episode_of, part_text
-
-__all__ = ["AnthropicReader", "message_turns"]
 
 
 def message_turns(messages: Sequence[object], path: Path, where: str) -> tuple[Turn, ...]:

@@ -10,12 +10,10 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ...types.results import API_FAILURE, HARNESS_ERROR, parse_records, record_kind
-from ...types import FinishedRun
+from ...types.records import FinishedRun
 from ..model import Episode, Evidence, Format, ModelText, Outcome, Summary, ToolCall, ToolResult, TranscriptError, Turn
 from .anthropic import message_turns
 from .base import arguments_of, evidence_of, read_bytes
-
-__all__ = ["AtlasReader", "record_episodes", "run_episode"]
 
 _EVIDENCE: dict[str, Evidence] = {"simulated": "simulated", "live": "real", "replayed": "replayed"}
 _NEEDED = ("key", "correct", "hit_error", "stop_reason", "ticket", "trial", "model")

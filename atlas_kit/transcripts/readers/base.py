@@ -13,12 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence
 
-from ...types import JSONObject, canonical
+from ...types.sets import JSONObject
+from ...types.walk import canonical
 from ..model import Episode, Evidence, Format, Outcome, TranscriptError
-
-__all__ = ["RESPONSE_ITEMS", "CallBook", "Envelope", "Reader", "arguments_of", "envelopes", "evidence_of", "is_message",
-           "load_json", "load_jsonl", "outcome_of", "parse_any", "read_bytes", "read_text", "reward_of", "task_of",
-           "text_field"]
 
 
 class Reader(Protocol):

@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage
     from inspect_ai.scorer import Value
 
-__all__ = ["InspectReader", "outcome_of_value"]
-
 NEEDS = "reading an inspect log needs inspect_ai: pip install 'atlas_kit[inspect]' (Python 3.11 or newer)."
 
 

@@ -18,8 +18,6 @@ from ..model import Episode, ErrorBasis, Format, ModelText, ToolCall, ToolResult
 from .base import (CallBook, Envelope, arguments_of, envelopes, evidence_of, is_response_item, outcome_of, task_of,
                    text_field)
 
-__all__ = ["OpenAIReader", "chat_turns", "looks_like_error", "part_text"]
-
 _ERROR_WORD = re.compile(r"\s*(?:error|exception)\b", re.IGNORECASE)
 # An exception as Python writes it: its class (a dotted module path allowed) then ": message" (str of the exception,
 # as AgentDojo and most tool runners send it), "(...)" (its repr, as the Anthropic SDK's tool runner sends it), or

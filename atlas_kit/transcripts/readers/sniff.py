@@ -14,8 +14,6 @@ from .agentdojo import is_bundle_line, is_run, run_files
 from .base import envelopes, is_response_item, parse_any, read_bytes, read_text
 from .tau2_bench import is_results
 
-__all__ = ["Sniffed", "sniff"]
-
 
 @dataclass(frozen=True)
 class Sniffed:

@@ -18,8 +18,6 @@ from ..model import (Episode, ErrorBasis, Format, ModelText, Outcome, ToolCall, 
                      UserText)
 from .base import CallBook, arguments_of, evidence_of, load_json, reward_of, task_of
 
-__all__ = ["Tau2BenchReader", "is_results"]
-
 _NEEDED = ("task_id", "messages")
 
 

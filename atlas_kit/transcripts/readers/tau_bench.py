@@ -13,8 +13,6 @@ from ..shipped import published
 from .base import parse_any, read_bytes, reward_of, task_of
 from .openai import chat_turns
 
-__all__ = ["TauBenchReader", "is_tau_error"]
-
 
 def is_tau_error(text: str) -> bool:
     """tau-bench's own mark of a failed action: the tool message starts with 'Error:'."""
