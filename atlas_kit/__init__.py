@@ -1,8 +1,9 @@
 """atlas_kit: a failed tool call's error message is the next prompt the model reads.
 
-The package the chapters drive: the error contract, the dispatcher, the Atlas mock company, the models and the
-agent loop, the experiments that measure recovery, real transcripts, and the bridges to MCP, inspect_ai and the
-SDK's tool runner. Each layer is a folder (atlas_kit/_layers.py lists them, lowest first).
+The core, imported here: the error contract (five codes, four branches, one builder), the dispatcher (one
+tool_result per id, harness retries, the loop breaker) and the agent loop. Beside it, each imported by its own path:
+Atlas and the stand-in (the course's world), models, experiments, transcripts, the bridges (MCP, inspect_ai, the
+SDK's tool runner), the face and the course. ARCHITECTURE.md is the map; import-linter holds its layers.
 """
 from __future__ import annotations
 

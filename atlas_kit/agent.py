@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from html import escape
 from typing import TYPE_CHECKING, Generator, Protocol
 
 from .dispatch.dispatcher import Dispatches
 from .dispatch.trace import Trace
 from .models.pricing import run_cost_usd, run_price_note
 from .models.replies import APIFailure, Reply, read_reply
-from .types.records import RENDERERS, Source
+from .display import run_html, run_text
+from .types.records import Source
 from .types.sets import STOP_REASONS, StopReason, StyleName
 from .types.clients import AsyncMessagesClient, MessagesClient, wire
 from .types.api import Block, Message, MessagesRequest, ToolDefinition
@@ -126,14 +126,11 @@ class Run:
         return (f"Run(model={self.model!r}, stop_reason={self.stop_reason!r}, steps={self.steps}, "
                 f"tool_calls={self.tool_calls}, tokens={self.input_tokens}+{self.output_tokens})")
 
-    # How a run prints is the display layer's (display.py fills types.RENDERERS when imported; the package does).
-    def _repr_html_(self) -> str:
-        render = RENDERERS.get("html")
-        return render(self) if render else f"<pre>{escape(repr(self))}</pre>"
+    def _repr_html_(self) -> str:  # how a run prints: display.py
+        return run_html(self)
 
     def __str__(self) -> str:
-        render = RENDERERS.get("text")
-        return render(self) if render else repr(self)
+        return run_text(self)
 
 
 def as_task(task: Task | Sessionlike) -> Task:

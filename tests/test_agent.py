@@ -7,7 +7,6 @@ import json
 import httpx2
 import pytest
 
-from atlas_kit.face import display  # noqa: F401  # str(run) and a notebook's run render through the display layer
 from atlas_kit.models.standin.model import STANDIN_SOURCE
 import atlas_kit as E
 from atlas_kit.agent import Bounds, Task, arun_agent, run_agent

@@ -7,7 +7,8 @@ import pytest
 from live_api import FAKE_KEY
 
 from atlas_kit.models.cassette import Cassette
-from atlas_kit.models.choose import choose_model, parse_model
+from atlas_kit.models.choose import choose_model
+from atlas_kit.models.registry import parse_model
 
 
 @pytest.fixture(autouse=True)

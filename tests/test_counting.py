@@ -13,7 +13,8 @@ from live_api import live  # noqa: F401 (a fixture, used by name)
 from atlas_kit.atlas import atlas_session
 from atlas_kit.experiments.sweep import run_experiment
 from atlas_kit.models import pricing as P
-from atlas_kit.models.counting import (CountedRequest, anthropic_counter, estimate_request, estimate_requests,
+from atlas_kit.models.choose import choose_model
+from atlas_kit.models.counting import (CountedRequest, estimate_request, estimate_requests,
                                        size_requests)
 from atlas_kit.models.standin.model import OfflineModel
 from atlas_kit.types.tokens import request_tokens
@@ -95,8 +96,10 @@ def test_a_count_that_fails_falls_back_on_the_estimate_and_says_why(failure, wor
 
 def test_without_a_key_or_for_another_provider_nothing_is_counted(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    assert anthropic_counter(MODEL) is None and anthropic_counter("ollama:qwen3:4b") is None
-    assert anthropic_counter("offline") is None
+    # no key: the stand-in answers, and it counts nothing; nor does a local server, whose tokens are never priced
+    for spelled in (MODEL, "offline", "ollama:qwen3:4b"):
+        choice = choose_model(spelled)
+        assert choice.provider.token_counter(choice.model) is None
     est = estimate_requests([first()], model=MODEL, max_cost_usd=0.25, max_tokens=1_024)
     assert est.base_tokens == estimate_request(first(), model=MODEL) and est.sized.startswith("estimated:")
     assert f"first request: {est.base_tokens:,} input tokens, estimated:" in est.describe()

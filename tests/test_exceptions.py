@@ -111,7 +111,7 @@ def test_in_a_notebook_an_atlas_kit_error_shows_its_line_and_yours_not_a_traceba
 
     shell = InteractiveShell.instance()
     try:
-        result = shell.run_cell("from atlas_kit.models.choose import parse_model\n\nparse_model('qwen3:4b')\n")
+        result = shell.run_cell("from atlas_kit.models.registry import parse_model\n\nparse_model('qwen3:4b')\n")
         shown = capsys.readouterr()
     finally:
         InteractiveShell.clear_instance()

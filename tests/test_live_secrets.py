@@ -7,7 +7,6 @@ import math
 import pytest
 from live_api import FAKE_KEY, LocalAPI
 
-from atlas_kit.face import display  # noqa: F401  # str(run) and a notebook's run render through the display layer
 import atlas_kit as E
 from atlas_kit.agent import Bounds, run_agent
 from atlas_kit.atlas import atlas_session

@@ -19,7 +19,8 @@ from fakes.brains import BrainReply
 from atlas_kit import run_agent
 from atlas_kit.atlas import atlas_session, grade
 from atlas_kit.cli import main
-from atlas_kit.models.choose import choose_model, parse_model
+from atlas_kit.models.choose import choose_model
+from atlas_kit.models.registry import parse_model
 from atlas_kit.models.provider import ProviderError
 from atlas_kit.models.providers import _watch
 from atlas_kit.models.providers._watch import ContextWarning
@@ -70,7 +71,7 @@ def test_a_bare_name_with_a_base_url_is_another_compatible_server_and_an_empty_l
 @pytest.mark.parametrize("text", ["qwen3:4b", "llama3.2:3b", "gpt-oss:20b"])
 def test_a_local_models_name_without_its_server_is_refused_with_the_spelling_that_works(text):
     with pytest.raises(ValueError, match=rf"^'{re.escape(text)}' is not a Claude model's name: a model Ollama serves is "
-                                         rf"written ollama:{re.escape(text)}, one llama-server serves llamacpp:"):
+                                         rf"written ollama:{re.escape(text)}, one llama.cpp serves is written llamacpp:"):
         parse_model(text)
     assert parse_model(text, base_url="http://127.0.0.1:1234").server == "compatible"  # another server's, by address
 

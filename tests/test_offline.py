@@ -6,7 +6,6 @@ import os
 
 import pytest
 
-from atlas_kit.face import display  # noqa: F401  # str(run) and a notebook's run render through the display layer
 from atlas_kit.types.sets import STOP_REASONS
 from atlas_kit.agent import Bounds, run_agent
 from atlas_kit.atlas import TICKETS, atlas_session, grade

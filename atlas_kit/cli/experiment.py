@@ -189,7 +189,7 @@ def _misplaced(args: argparse.Namespace) -> str:
 def _runs(model: str, base_url: str | None) -> str:
     """How `model` would run: "offline" (the stand-in), "simulated" (a Claude model with no key, which the stand-in
     answers for) or "live" (Claude with a key, a local or another server)."""
-    from ..models.choose import parse_model
+    from ..models.registry import parse_model
     from ..models.env import KEY_ENV
 
     server = parse_model(model, base_url=base_url).server

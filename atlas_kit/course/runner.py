@@ -32,7 +32,6 @@ def setup(*, model: str | None = None, seed: int = 0, max_cost_usd: float | None
     max_cost_usd: refuse, for the rest of this kernel, any live sweep whose high estimate is above it
     (guard.set_max_cost_usd); None leaves the limit in force ($1 unless set).
     """
-    from ..face import display  # noqa: F401  # a Run prints its transcript through the display layer
     from ..experiments.guard import set_max_cost_usd
     from ..models.choose import choose_model
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Literal, Mapping, Sequence, cast
 
 from ..atlas.session import atlas_session
-from ..models.counting import CountedRequest, estimate_requests
+from ..models.counting import CountedRequest, TokenCounter, estimate_requests
 from ..models.pricing import Estimate
 from ..models.replies import FATAL
 from .pending import pending_usd
@@ -124,11 +124,11 @@ def first_request_tokens(episodes: Sequence[Episode]) -> int:
 
 
 def sweep_estimate(episodes: Sequence[Episode], *, model: str, max_cost_per_episode: float, max_tokens: int,
-                   batch: bool = False) -> Estimate:
-    """The estimate for these episodes: their mean first request (system, tools, ticket), counted by Anthropic's API
-    when a key reaches it and estimated otherwise (models/counting.py), priced by `pricing.estimate`."""
+                   batch: bool = False, counter: TokenCounter | None = None) -> Estimate:
+    """The estimate for these episodes: their mean first request (system, tools, ticket), counted by `counter` (the
+    provider's exact count) and estimated otherwise (models/counting.py), priced by `pricing.estimate`."""
     return estimate_requests(_first_bodies(episodes), model=model, max_cost_usd=max_cost_per_episode,
-                             max_tokens=max_tokens, batch=batch)
+                             max_tokens=max_tokens, batch=batch, counter=counter)
 
 
 @dataclass
@@ -156,7 +156,7 @@ class Guard:
     def before(cls, source: Source, todo: Sequence[Episode], *, max_cost_usd: float, budget_usd: float | None,
                confirm: Callable[[Estimate], bool] | None, max_cost_per_episode: float,
                max_tokens: int, batch: bool = False, spent_before: float = 0.0,
-               where: str = "the results") -> tuple[Guard, Estimate | None]:
+               where: str = "the results", counter: TokenCounter | None = None) -> tuple[Guard, Estimate | None]:
         """The guard of a sweep about to run `todo`; a live one prints its estimate and may be refused here.
 
         `budget_usd` is a total for the results file `where`, whose episodes already cost `spent_before`: this
@@ -176,7 +176,7 @@ class Guard:
                                f"the budget (--budget, budget_usd) is a total of ${total:,.2f} for the file, this run "
                                f"included; give a larger one to run the {len(todo):,} episode(s) left.")
         est = sweep_estimate(todo, model=source.model, max_cost_per_episode=max_cost_per_episode, max_tokens=max_tokens,
-                             batch=batch)  # batch: the Message Batches price
+                             batch=batch, counter=counter)  # batch: the Message Batches price
         print(est.describe())
         if est.high_usd > max_cost_usd:
             raise SweepRefused(f"This live sweep's high estimate, ${est.high_usd:,.2f}, is above max_cost_usd "

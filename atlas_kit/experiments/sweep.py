@@ -109,7 +109,7 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
         Cassette.load(spec.cassette).require([e.key for e in todo], path=spec.cassette)
     notes = _preflight(choice, todo)
     held = read_pending(spec.out) if choice.mode == "live" else {}  # before anything is paid for: a bad file stops it
-    guard, est = _guard(spec, source, todo)
+    guard, est = _guard(spec, choice, todo)
     sink = _Sink(spec, episodes, todo, guard, tape, local=source.local and source.kind == "live")
     stop = _stop(spec, choice, todo, held, guard, sink)
     batch: BatchReport | None = None
@@ -125,7 +125,7 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
         raise SweepInterrupted(done, len(todo) - done, kept=kept) from None
     if unsaved is not None:
         raise unsaved
-    return _outcome(episodes, old, sink.new, guard, est, batch, notes + more + _watch_notes(choice))
+    return _outcome(episodes, old, sink.new, guard, est, batch, notes + more + choice.provider.run_notes())
 
 
 def _stop(spec: SweepSpec, choice: ModelChoice, todo: list[Episode], held: dict[str, list[KeptCall]], guard: Guard,
@@ -158,11 +158,13 @@ def _close(spec: SweepSpec, source: Source, episodes: list[Episode], old: dict[s
     return done, kept, unsaved, (note,) if note else ()
 
 
-def _guard(spec: SweepSpec, source: Source, todo: list[Episode]) -> tuple[Guard, Estimate | None]:
-    """The sweep's guard and its estimate (a live sweep's is printed, and may be refused, here)."""
-    bounds = spec.bounds or Bounds()
+def _guard(spec: SweepSpec, choice: ModelChoice, todo: list[Episode]) -> tuple[Guard, Estimate | None]:
+    """The sweep's guard and its estimate (a live sweep's is printed, and may be refused, here), its first request
+    counted by the provider when it can."""
+    bounds, source = spec.bounds or Bounds(), choice.source
     limit = spec.max_cost_usd if spec.max_cost_usd is not None else limit_in_force()
-    return Guard.before(source, todo, max_cost_usd=limit, budget_usd=spec.budget_usd, confirm=spec.confirm,
+    counter = choice.provider.token_counter(choice.model) if source.costs_money and todo else None
+    return Guard.before(source, todo, counter=counter, max_cost_usd=limit, budget_usd=spec.budget_usd, confirm=spec.confirm,
                         max_cost_per_episode=bounds.max_cost_usd, max_tokens=bounds.retry_max_tokens,
                         batch=spec.via == "batch", spent_before=spent_in(spec.out) if source.costs_money else 0.0,
                         where=os.fspath(spec.out) if spec.out is not None else "the results")
@@ -300,7 +302,3 @@ def _preflight(choice: ModelChoice, todo: list[Episode]) -> tuple[str, ...]:
     return found.notes
 
 
-def _watch_notes(choice: ModelChoice) -> tuple[str, ...]:
-    watch = getattr(choice.provider, "watch", None)
-    return () if watch is None or not watch.warned else ("a local server cut a prompt to fit its window (see the "
-                                                          "warning above); those episodes saw part of the conversation.",)

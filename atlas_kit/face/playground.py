@@ -19,7 +19,7 @@ from ..atlas.tools import TOOL_NAMES
 from ..atlas.session import Session, atlas_session
 from ..atlas.grade import grade
 from ..dispatch.styles import STYLES
-from .display import run_html
+from ..display import run_html
 from ..contract.errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode, Next, ToolFailure, tool_error
 from ..experiments.episodes import profile_named
 from ..models.choose import choose_model

@@ -12,7 +12,6 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
 
 import anthropic
 
@@ -25,50 +24,12 @@ from .provider import Provider
 from .resume import CallKeeper
 from .providers.anthropic import AnthropicAPI, deprecation, known_models
 from .providers.compatible import Compatible
-from .providers.llamacpp import LlamaCpp
-from .providers.ollama import Ollama
+from .registry import LOCAL, Spelling, parse_model
 from .providers.replay import Replay
 from .providers.standin import StandIn
 from .env import BASE_URL_ENV, KEY_ENV, MODEL_ENV  # re-exported: they were born here
 from .standin.model import OFFLINE_MODEL, Profile
 from ..types.exceptions import AtlasKitValueError
-
-OFFLINE_ALIASES = ("offline", OFFLINE_MODEL)
-_LOCAL: dict[str, type[Ollama] | type[LlamaCpp]] = {"ollama": Ollama, "llamacpp": LlamaCpp}
-
-ServerKind = Literal["anthropic", "ollama", "llamacpp", "compatible", "standin"]
-
-
-@dataclass(frozen=True)
-class Spelling:
-    """A model as written (`ollama:qwen3:4b`): which kind of server, and the model's own name there."""
-
-    server: ServerKind
-    model: str
-
-
-def parse_model(text: str, *, base_url: str | None = None) -> Spelling:
-    """Read a model's spelling; a name with `base_url` and no prefix is another Anthropic-compatible server's."""
-    if not isinstance(text, str) or not text.strip():
-        raise AtlasKitValueError(f"model must be a name such as {DEFAULT_MODEL!r}, 'ollama:qwen3:4b' or {OFFLINE_MODEL!r}; "
-                         f"got {text!r}.")
-    text = text.strip()
-    if text in OFFLINE_ALIASES:
-        return Spelling("standin", OFFLINE_MODEL)
-    prefix, sep, rest = text.partition(":")
-    if text in _LOCAL:
-        raise AtlasKitValueError(f"{text!r} names no model: write {text}:<model>, such as {text}:qwen3:4b.")
-    if sep and prefix not in _LOCAL and not base_url and not text.startswith("claude"):
-        # Claude's names have no colon; Ollama's do (qwen3:4b): a local model written without its server.
-        raise AtlasKitValueError(f"{text!r} is not a Claude model's name: a model Ollama serves is written "
-                                 f"ollama:{text}, one llama-server serves llamacpp:{text}, and another server's needs "
-                                 "its address (base_url=, or --base-url).")
-    if sep and prefix in _LOCAL:
-        if not rest.strip():
-            raise AtlasKitValueError(f"{text!r} names no model: write {prefix}:<model>, such as {prefix}:qwen3:4b.")
-        return Spelling("ollama" if prefix == "ollama" else "llamacpp", rest.strip())
-    return Spelling("compatible" if base_url else "anthropic", text)
-
 
 @dataclass
 class ModelChoice:
@@ -119,13 +80,7 @@ class ModelChoice:
         """This choice as a sweep's `model=` (and `--model`, ATLAS_MODEL) spells it, so a chapter's sweep runs the
         model its single runs ran: 'offline', 'ollama:qwen3:4b', 'llamacpp:<model>' or a Claude model's name. A
         local server at another address is found again through ATLAS_BASE_URL."""
-        if isinstance(self.provider, StandIn):
-            return "offline"
-        if isinstance(self.provider, (Replay, Compatible)):
-            raise ValueError(f"{self.source.label} has no model spelling a sweep can take: pass the cassette= or "
-                             "base_url= this choice was made with to the sweep as well.")
-        prefix = next((name for name, server in _LOCAL.items() if isinstance(self.provider, server)), None)
-        return f"{prefix}:{self.model}" if prefix else self.model
+        return self.provider.spelling(self.model)
 
     def describe(self) -> str:
         text = f"Model: {self.model} — {self.source.label}."
@@ -175,9 +130,9 @@ def choose_model(
 
 
 def _provider(spelling: Spelling, *, key: str | None, base_url: str | None) -> tuple[Provider | None, str]:
-    if spelling.server in _LOCAL:
+    if spelling.server in LOCAL:
         from_env = None if base_url else os.environ.get(BASE_URL_ENV) or None
-        return _LOCAL[spelling.server](base_url or from_env, address_from=BASE_URL_ENV if from_env else None), ""
+        return LOCAL[spelling.server](base_url or from_env, address_from=BASE_URL_ENV if from_env else None), ""
     if spelling.server == "compatible":
         assert base_url is not None  # parse_model gives "compatible" only with one
         return Compatible(base_url), ""

@@ -91,33 +91,10 @@ def _why(err: BaseException) -> str:
     return f"{type(err).__name__}, HTTP {status}" if isinstance(status, int) else type(err).__name__
 
 
-def anthropic_counter(model: str) -> TokenCounter | None:
-    """Anthropic's `messages.count_tokens` (free) for `model`, when `choose_model(model)` reaches Anthropic's API:
-    a Claude name with ANTHROPIC_API_KEY set. None for any other provider, a missing key, or a refused name."""
-    from .choose import choose_model  # choose.py is the one place that reads the key from the environment
-
-    try:
-        choice = choose_model(model)
-    except ValueError:  # a deprecated or unreadable name: the sweep itself says so
-        return None
-    if choice.provider.kind != "anthropic" or choice.provider.capabilities.count_tokens != "exact":
-        return None
-    client = choice.client
-
-    def count(body: CountedRequest) -> int:
-        sent = wire({"model": choice.model, "max_tokens": 1, **body})  # the request as the SDK types it
-        counted = client.messages.count_tokens(model=sent["model"], system=sent["system"], tools=sent["tools"],
-                                               messages=sent["messages"])
-        return counted.input_tokens
-
-    return count
-
-
 def estimate_requests(bodies: Sequence[CountedRequest], *, model: str, max_cost_usd: float, max_tokens: int,
-                      batch: bool = False, counter: TokenCounter | None = None, count: bool = True) -> Estimate:
-    """`pricing.estimate` for one episode per body, priced at the bodies' mean first request: counted by `counter`,
-    else by Anthropic's API when it serves `model` with a key (`count=False`: never), else estimated."""
-    counter = counter if counter is not None else anthropic_counter(model) if count else None
+                      batch: bool = False, counter: TokenCounter | None = None) -> Estimate:
+    """`pricing.estimate` for one episode per body, priced at the bodies' mean first request: counted by `counter`
+    (the provider's exact count, `Provider.token_counter`), else estimated."""
     sizes = size_requests(bodies, model=model, counter=counter)
     return estimate(len(bodies), model=model, base_tokens=sizes.mean, max_cost_usd=max_cost_usd,
                     max_tokens=max_tokens, batch=batch, sized=sizes.how)

@@ -2,9 +2,9 @@
 
 A provider says where it is (`base_url`), whether it needs a key, what it supports (batches, an exact
 `count_tokens`, prompt caching, prices), how to label what it answers (`source`), how to make a real SDK
-client for it, and how to check it before a sweep spends anything (`preflight`). Anthropic's API, a local
-server (Ollama, llama.cpp, any Anthropic-compatible one), the offline stand-in and a replay are one small
-class each, in providers/. Chapter 00 lists them; a new one is a subclass that mypy checks.
+client for it, how to check it before a sweep spends anything (`preflight`), how a sweep spells it, its exact token
+count and its notes. Anthropic's API, a local server (Ollama, llama.cpp, any Anthropic-compatible one), the offline
+stand-in and a replay are one small class each, in providers/; registry.py maps a spelling to one. Chapter 00.
 """
 from __future__ import annotations
 
@@ -19,10 +19,8 @@ from ..types.records import Source
 from ..types.exceptions import AtlasKitValueError
 from .api_retry import APIRetry, BoundedRetry
 from .cassette import Cassette, RecordingTransport
+from .counting import TokenCounter
 from .resume import CallKeeper
-
-ProviderKind = Literal["anthropic", "local", "standin", "replay"]
-"""Anthropic's API, a local (non-Anthropic) server, the offline stand-in, or a cassette."""
 
 
 @dataclass(frozen=True)
@@ -66,13 +64,22 @@ class Preflight:
 
 
 class Provider(abc.ABC):
-    """One kind of endpoint. Subclasses set the class attributes and the three abstract members."""
+    """One kind of endpoint: who answers a request. A subclass says what it is (`name`, `capabilities`), where it is
+    and how to reach it (`base_url`, the transports), what its runs are labelled (`source`); mypy refuses to make one
+    that leaves any of these out. The rest has defaults it may override: its key, its check before a sweep, how a
+    sweep spells it, an exact token count, and what a run found worth a line."""
 
-    kind: ClassVar[ProviderKind]
-    name: ClassVar[str]  # "Anthropic", "Ollama", "llama.cpp", ...: what labels and messages call it
-    capabilities: ClassVar[Capabilities]
-    needs_key: ClassVar[bool] = False
     default_retry: ClassVar[APIRetry] = APIRetry()
+
+    @property
+    @abc.abstractmethod
+    def name(self) -> str:
+        """What labels and messages call it: "Anthropic", "Ollama", "llama.cpp", ..."""
+
+    @property
+    @abc.abstractmethod
+    def capabilities(self) -> Capabilities:
+        """What it supports: batches, an exact token count, prompt caching, prices."""
 
     @property
     @abc.abstractmethod
@@ -99,6 +106,21 @@ class Provider(abc.ABC):
         """Check, before any episode runs, that `model` can be served with a first request of about
         `prompt_tokens` tokens; raise ProviderError with one line when it cannot. The default checks nothing."""
         return Preflight()
+
+    def spelling(self, model: str) -> str:
+        """`model` on this provider as `--model`, ATLAS_MODEL and a sweep's `model=` write it (registry.py reads it
+        back). The default: none, said in one line (a cassette, a server known only by its address)."""
+        raise ProviderError(f"{self.source(model).label} has no model spelling a sweep can take: pass the cassette= or "
+                            "base_url= this choice was made with to the sweep as well.")
+
+    def token_counter(self, model: str) -> TokenCounter | None:
+        """An exact count of a request's input tokens, free, before it is sent (pricing a sweep's estimate); None
+        when this provider prices nothing or cannot count (the estimate then says it guessed)."""
+        return None
+
+    def run_notes(self) -> tuple[str, ...]:
+        """What the runs so far showed worth a line after a sweep (a local server that cut a prompt); none by default."""
+        return ()
 
     def client(self, *, retry: APIRetry | None = None, cassette: Cassette | None = None) -> anthropic.Anthropic:
         """A genuine `anthropic.Anthropic` for this endpoint, its retries under `retry` (default: the provider's);

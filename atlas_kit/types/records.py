@@ -115,10 +115,6 @@ class FinishedRun(RunLike, Protocol):
     def cost_usd(self) -> float: ...
 
 
-RENDERERS: dict[Literal["text", "html"], Callable[[FinishedRun], str]] = {}
-"""How a run prints (`str(run)`, a notebook's HTML): display.py fills it when imported, and agent.Run reads it,
-so the agent layer never imports the display layer. Each renderer takes a FinishedRun."""
-
 
 # --- the results record ---------------------------------------------------------------------------------------
 

@@ -19,6 +19,8 @@ import httpx2
 from anthropic.types import Model
 
 from ...types.records import Source
+from ...types.clients import wire
+from ..counting import CountedRequest, TokenCounter
 from ..provider import Capabilities, Credentials, Provider
 from ..transport import in_process_client
 from ..body import message_body
@@ -31,9 +33,7 @@ _END_OF_LIFE = re.compile(r"end-of-life on (.+?)\.(?:\n|$)")
 class AnthropicAPI(Provider):
     """Claude through Anthropic's API. `key` is ANTHROPIC_API_KEY's value; it is never shown or written."""
 
-    kind: ClassVar = "anthropic"
     name: ClassVar = "Anthropic"
-    needs_key: ClassVar = True
     capabilities: ClassVar = Capabilities(batches=True, count_tokens="exact", prompt_caching=True, priced=True)
 
     def __init__(self, *, key: str) -> None:
@@ -51,6 +51,22 @@ class AnthropicAPI(Provider):
 
     def credentials(self) -> Credentials:
         return Credentials(self._key)
+
+    def spelling(self, model: str) -> str:
+        return model  # a Claude model's name is its spelling
+
+    def token_counter(self, model: str) -> TokenCounter:
+        """Anthropic's `messages.count_tokens` (free) for `model`, through a client made on first use."""
+        made: list[anthropic.Anthropic] = []
+
+        def count(body: CountedRequest) -> int:
+            if not made:
+                made.append(self.client())
+            sent = wire({"model": model, "max_tokens": 1, **body})  # the request as the SDK types it
+            return made[0].messages.count_tokens(model=sent["model"], system=sent["system"], tools=sent["tools"],
+                                                 messages=sent["messages"]).input_tokens
+
+        return count
 
     def sync_transport(self) -> httpx2.BaseTransport:
         return httpx2.HTTPTransport()

@@ -23,6 +23,7 @@ class LlamaCpp(LocalServer):
     """A model served by llama-server (`llama-server -m MODEL.gguf --jinja -c 16384`; default http://localhost:8080)."""
 
     name: ClassVar = "llama.cpp"
+    prefix: ClassVar = "llamacpp"
     default_url: ClassVar = "http://localhost:8080"
     context_setting: ClassVar = "restart llama-server with -c 16384"
     start_hint: ClassVar = "start it with `llama-server -m MODEL.gguf --jinja -c 16384`"

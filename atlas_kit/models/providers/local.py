@@ -162,11 +162,11 @@ def probe(method: str, url: str, *, body: Mapping[str, object] | None = None,
 class LocalServer(Provider):
     """A server on this machine (or your network) that serves the Messages API at `base_url`/v1/messages."""
 
-    kind: ClassVar = "local"
     capabilities: ClassVar = Capabilities(batches=False, count_tokens="none", prompt_caching=False, priced=False)
     # A CPU can take minutes for one reply: each call may take 10 minutes, is retried once, and waits 30 s at most.
     default_retry: ClassVar = APIRetry(max_retries=1, total_wait=30.0, timeout=600.0)
     default_url: ClassVar[str] = "http://localhost:8080"
+    prefix: ClassVar[str | None] = None  # how a model on it is spelled, "ollama" in "ollama:qwen3:4b" (registry.py)
     context_setting: ClassVar[str] = "the server's context-size setting"  # how to raise the window
     start_hint: ClassVar[str] = "start the server"
 
@@ -188,6 +188,16 @@ class LocalServer(Provider):
 
     def source(self, model: str) -> Source:
         return Source("live", model, dt.date.today().isoformat(), server=self.server_name)
+
+    def spelling(self, model: str) -> str:
+        """`prefix:model`, found again through ATLAS_BASE_URL when the server is not at its default address."""
+        if self.prefix is None:
+            return super().spelling(model)
+        return f"{self.prefix}:{model}"
+
+    def run_notes(self) -> tuple[str, ...]:
+        return ("a local server cut a prompt to fit its window (see the warning above); those episodes saw part of "
+                "the conversation.",) if self.watch.warned else ()
 
     def sync_transport(self) -> httpx2.BaseTransport:
         return NoKeyTransport(httpx2.HTTPTransport(), self.watch, deadline=self.default_retry.timeout)

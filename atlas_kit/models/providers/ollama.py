@@ -24,6 +24,7 @@ class Ollama(LocalServer):
     """A model served by Ollama (`ollama serve`; default http://localhost:11434)."""
 
     name: ClassVar = "Ollama"
+    prefix: ClassVar = "ollama"
     default_url: ClassVar = "http://localhost:11434"
     context_setting: ClassVar = "OLLAMA_CONTEXT_LENGTH=16384 ollama serve, or PARAMETER num_ctx 16384 in a Modelfile"
     start_hint: ClassVar = "start it with `ollama serve`"

@@ -23,7 +23,6 @@ from ..transport import BASE_URL
 class Replay(Provider):
     """Answers from `cassette`; each client made from it starts counting repeated requests afresh."""
 
-    kind: ClassVar = "replay"
     name: ClassVar = "a cassette"
     capabilities: ClassVar = Capabilities(batches=False, count_tokens="none", prompt_caching=False, priced=False)
     default_retry: ClassVar = APIRetry(max_retries=0)  # a miss is final

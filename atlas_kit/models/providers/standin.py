@@ -19,7 +19,6 @@ from ..transport import BASE_URL, MessagesTransport
 class StandIn(Provider):
     """The offline stand-in, seeded: the same seed and profile make the same decisions."""
 
-    kind: ClassVar = "standin"
     name: ClassVar = "the offline stand-in"
     capabilities: ClassVar = Capabilities(batches=True, count_tokens="none", prompt_caching=False, priced=False)
     default_retry: ClassVar = APIRetry(max_retries=0)  # nothing to retry: it never fails in transit
@@ -33,6 +32,9 @@ class StandIn(Provider):
 
     def source(self, model: str = OFFLINE_MODEL) -> Source:
         return Source("simulated", OFFLINE_MODEL)
+
+    def spelling(self, model: str = OFFLINE_MODEL) -> str:
+        return "offline"
 
     def _transport(self) -> MessagesTransport:
         return MessagesTransport(OfflineModel(seed=self.seed, profile=self.profile), latency=self.latency)

@@ -1,18 +1,17 @@
 """Rendering a Run: HTML for Jupyter, plain text for terminals.
 
-Turns, tool calls, results (errors highlighted), the stop reason, token use and
-where the run came from; every string passes the trace's redaction on the way out.
-Importing it makes `print(run)` and a notebook's run show this (types.RENDERERS).
-Used by every chapter that shows a transcript.
+Turns, tool calls, results (errors highlighted), the stop reason, token use and where the run came from; every
+string passes the trace's redaction on the way out. `print(run)` and a notebook's run show this (agent.Run). Text and
+HTML only: the face draws the charts. Used by every chapter that shows a transcript.
 """
 from __future__ import annotations
 
 import json
 from html import escape
 
-from ..contract.redaction import redact
-from ..types.records import RENDERERS, FailureNote, FinishedRun
-from ..types.walk import blocks, result_text
+from .contract.redaction import redact
+from .types.records import FailureNote, FinishedRun
+from .types.walk import blocks, result_text
 
 _CLIP = 600
 
@@ -79,5 +78,3 @@ def run_html(run: FinishedRun) -> str:
         f"<div>{escape(_summary(run))}</div>{notes}</div>"
     )
 
-
-RENDERERS["text"], RENDERERS["html"] = run_text, run_html
