@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from .metrics import Z95, Rate, groups, success, usable, wilson
-from .results import source_label
+from .results import data_caption
 from ..types import Record, TableRows
 
 __all__ = ["EPISODE_FIELDS", "Comparison", "PairedDifference", "TokensPerSuccess", "compare_arms", "fisher_exact",
@@ -242,7 +242,7 @@ def paired_rows(records: Sequence[Record], *, by: str = "style", against: object
                f"Difference in success (graded correct), {_arm(by, base)} minus the other arm, in points, with Newcombe's 95% "
                f"interval; McNemar's exact p reads only the discordant pairs."
                f"{f' Every other {by} is compared with {base}.' if len(arms) > 2 else ''} "
-               f"Data: {source_label(records)}.")
+               f"{data_caption(records)}")
     named = "settings" if isinstance(base, bool) else f"{by.replace('_', ' ')}s"  # a switch has settings, not names
     return TableRows([f"{named} compared", "condition", "pairs", f"right only in {_arm(by, base)} / other",
                       "difference, points [95% CI]", "McNemar p"], rows, caption)
