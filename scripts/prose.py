@@ -3,7 +3,7 @@ of its Markdown cells, and the minutes a careful reader takes (prose alone, and 
 scripts/minutes.py counts it). Issue 50 bounds a chapter's mean sentence at 22 words and its long ones at 5%.
 
 A sentence is a run of text that ends in . ! or ? before a capital, a digit or an opening mark, or a list item or a
-paragraph that ends without one. Headings, tables, fenced code and HTML comments hold no sentences (their words are
+paragraph that ends without one (in a block quote too). Headings, tables, fenced code and HTML comments hold no sentences (their words are
 still read); inline code and abbreviations (e.g., i.e., vs.) never end one. Words are counted as minutes.py counts
 them. `python scripts/prose.py [PATH ...]` prints the table; `--write` puts it in the README between its markers.
 """
@@ -28,6 +28,7 @@ _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _CODE = re.compile(r"`[^`]*`")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|vs|etc|cf|al|approx|no)\.", re.I)
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
+_QUOTE = re.compile(r"^\s*>\s?")
 # The end of a sentence: a stop, any closing marks, white space, then what a new sentence starts with.
 _END = re.compile(r"[.!?][)\]*_\"'’”]*\s+(?=[A-Z0-9(\[*_\"'‘“])")
 
@@ -71,6 +72,7 @@ def _units(markdown: str) -> list[str]:
     text = _LINK.sub(r"\1", _IMAGE.sub(" ", _COMMENT.sub(" ", _FENCE.sub(" ", markdown))))
     units: list[list[str]] = []
     for line in text.splitlines():
+        line = _QUOTE.sub("", line)
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "|")) or set(stripped) <= set("-*_ "):
             units.append([])
