@@ -228,7 +228,7 @@ CLAIMS = [
     # 05
     Claim("05", r"With an empty result there is no error, so every style leaves it the same success to relay", "for wrapped in (False, True):",
           holds=lambda out: all((r[0] == "empty result") == (r[3] == r[4] == "True") for r in _table(out))),
-    Claim("05", r"under the contract it follows the `not_found`'s stop, so it stops cleanly and relays a failure that was never true",
+    Claim("05", r"[Uu]nder the contract it follows the `not_found`'s stop, so it stops cleanly and relays a failure that was never true",
           "for wrapped in (False, True):", shows=(r"empty is an error +contract +finished +False +False",)),
     Claim("05", r"straight back into the same call until the dispatcher breaks the loop", "for wrapped in (False, True):",
           shows=(r"empty is an error +generic +loop_broken",)),
@@ -238,7 +238,7 @@ CLAIMS = [
           shows=(r"T13 .*INV-20460 \(\$199\.00, paid\)",)),
     Claim("05", r"The line above shows whether the answer passed that request on", "T23's answer asks the customer",
           shows=(r"T23's answer asks the customer to check the number: (?:True|False)",)),
-    Claim("05", r"it stops and passes on the failure \(the answer above\)", "broken = atlas_session",
+    Claim("05", r"stops and passes on the failure \(the answer above\)", "broken = atlas_session",
           shows=(r"assistant: I couldn't list the invoices on ACC-4475", r"Grade\(correct=False")),
     # 06
     Claim("06", r"its `final_text` is empty: the customer gets no answer at all", "looping = run_agent",
@@ -254,12 +254,12 @@ CLAIMS = [
           shows=(r"(?m)^loop breaker on - loop breaker off +all +81 +0 / 0 ",)),
     Claim("06", r"In the stored run, no episode is right in one arm only\. That follows", "arms = groups",
           holds=lambda out: _rows_where(out, "off")[0][4] == _rows_where(out, "on")[0][4]),
-    Claim("06", r"None of them produced a good outcome in the stored runs \(the final text is empty in every row\)", "limits = {",
+    Claim("06", r"None gave a good outcome: the final text is empty in every row", "limits = {",
           holds=lambda out: all(r[-1] == "''" for r in _table(out))),
-    Claim("06", r"the stand-in repeated the call, so the breaker fired at the second identical triple", "broken = run_agent",
+    Claim("06", r"the breaker fired at the second identical triple", "broken = run_agent",
           shows=(r"loop_detected.*'count': 2",)),
     # 07
-    Claim("07", r"every one of them is \*shorter\* than its contract body", "table = [(r.case, estimate_tokens(r.raw)",
+    Claim("07", r"every raw text is \*shorter\* than its contract body", "table = [(r.case, estimate_tokens(r.raw)",
           holds=lambda out: all(_number(r[1]) < _number(r[2]) for r in _table(out))),
     Claim("07", r"A contract body costs 60 to 95 tokens", "table = [(r.case, estimate_tokens(r.raw)",
           holds=lambda out: (lambda c: (min(c), max(c)) == (60, 95))([_number(r[2]) for r in _table(out) if r[0] != "total"])),
@@ -270,11 +270,9 @@ CLAIMS = [
     Claim("07", r"Pooled, the contract spends more tokens in total, and fewer per correct outcome", "use = {s: per_ticket",
           holds=lambda out: _number(_rows_where(out, "all tickets, total")[0][3]) > 1
           and _number(_rows_where(out, "tokens per correct episode")[0][2]) < _number(_rows_where(out, "tokens per correct episode")[0][1])),
-    Claim("07", r"Raw's correct count moves with the profile, and with it raw's tokens per correct episode", 'name="ch07-profiles"',
-          holds=lambda out: len({r[2] for r in _table(out) if r[0].startswith("raw")}) > 1),
     Claim("07", r"the loop re-sends every earlier one with each new request", "runs = {style: run_agent",
           shows=(r"generic +step_limit +6 +6 ", r"contract +finished +2 +1 ")),
-    Claim("07", r"the customer is told the warehouse figures could not be fetched right now", "seen = {style: run_agent",
+    Claim("07", r"[Tt]he customer is told the warehouse figures could not be fetched right now", "seen = {style: run_agent",
           shows=(r"I couldn't get the warehouse figures for SKU-3300",)),
     Claim("07", r"Only the traceback comes close, with the HTML error page next", "table = [(r.case, estimate_tokens(r.raw)",
           holds=lambda out: (lambda gap: min(gap, key=gap.get) == "warehouse timeout" and sorted(gap, key=gap.get)[1] == "refund service outage")(
