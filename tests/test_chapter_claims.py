@@ -310,9 +310,6 @@ CLAIMS = [
           shows=(r"SELECT \* FROM invoices", r"tenant_id = 9312", r"db-7\.atlas\.internal"), lacks=(r'"next"',)),
     Claim("08", r"Any exception the tool did not mean to raise becomes a contract error with a neutral message", "[after] = tool_results(",
           shows=(r'"error": "upstream_unavailable"', r'"branch": "stop"', r"'is_error': True"), lacks=(r"SELECT", r"9312", r"db-7")),
-    Claim("08", r"the contract's on what to do next and on what is known about the outcome, the `repr`'s on the query, the tenant and the host", "internals = (",
-          holds=lambda out: [(r[0], r[-1]) for r in _table(out)] == [("before: @beta_tool", "True"), ("after: @contract_tool", "False")]
-          and '"next"' in _rows_where(out, "after: @contract_tool")[0][1]),
     Claim("08", r"sends a `ValueError` that names the function but not the argument\. The contract names the argument", "wrong = {",
           shows=(r"(?m)^ValueError\('Invalid arguments for function get_invoice'\)$", r'"Argument invoice_id', r'"argument": "invoice_id"'),
           lacks=(r"INV-20411", r'"invoice"')),
