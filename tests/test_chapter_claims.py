@@ -320,8 +320,6 @@ CLAIMS = [
           shows=(r"in the trace, for the operator: RuntimeError: SELECT \* FROM invoices",),
           holds=lambda out: all("SELECT" not in line for line in out.splitlines() if line.startswith("{"))),
     # 09
-    Claim("09", r'so it still says "retry after 4000 ms"', 'print(json.dumps(from_article("toolu_demo", article).body()',
-          shows=(r'"message": "Rate limited; retry after 4000 ms\."', r'"branch": "stop"')),
     Claim("09", r"The harness gives up on the first attempt without waiting", '"| clock:", s.world.clock',
           shows=(r"\[\('escalate_to_human', 1, None\)\] \| clock: 0\.0",)),
     Claim("09", r"so a person is the one thing the harness cannot offer here", '"| clock:", s.world.clock',
@@ -639,19 +637,6 @@ def _one(rows: list[dict[str, str]], **where: str) -> dict[str, str]:
     return found[0]
 
 
-def test_ch09_the_converter_prose_says_what_the_converted_message_still_says():
-    body = json.loads(_shown("09", 'print(json.dumps(from_article("toolu_demo", article).body(), indent=2))'))
-    said = _said("09", "The code becomes `upstream_unavailable`")
-    assert body["next"]["branch"] == "stop"
-    hint = re.search(r"retry after \d+ ms", body["message"], re.IGNORECASE)
-    if hint:  # the model would read a retry hint under stop: the prose must say so, not claim the opposite
-        assert hint.group(0) in said and "still says" in said, said
-        assert "would have handed the model both" not in said
-        agreed = _shown("09", "agreed = tool_error(")
-        assert "the harness waits 4 s, then retries" in agreed
-        assert "retry" not in json.loads(agreed[agreed.index("{"):])["message"].lower()
-
-
 def test_ch09_without_harness_retries_raw_ends_right_and_contract_stops():
     rows = _rows(_shown("09", 'one_shot("T12", style)'))
     said = _said("09", "the customer got no invoices")
@@ -667,7 +652,6 @@ def test_ch09_harness_retries_hide_every_error_and_the_clock_moves_by_the_waits(
     for row in after:
         assert row["errors the model read"] == "0" and row["correct"] == "True"
         assert float(row["virtual clock (s)"]) == sum(float(w["wait (s)"]) for w in waits if w["ticket"] == row["ticket"])
-    assert "tool error" not in _shown("09", 'print(runs["T25"])') and "no error block" in _said("09", "The transcript of T25")
 
 
 def test_ch09_outlasting_transients_generic_loops_and_contract_stops():
