@@ -348,7 +348,7 @@ CLAIMS = [
     # 12
     Claim("12", r"With `user`, four of five values reach the handler", 'values = ["ACC-4471"',
           shows=(r"(?m)^4471 +not_found / stop +invalid_argument / retry_changed",)),
-    Claim("12", r"When the stand-in runs, that failure is its fixed vocabulary", "calls, errors = run.trace",
+    Claim("12", r"That failure is the stand-in's fixed vocabulary", "calls, errors = run.trace",
           shows=(r"^\[simulated", r'(?m)^first call: \{"account_id":"ACC-4471"\} -> invalid_argument$')),
     # solutions
     Claim("solutions/01", r"Contract, in all 14 episodes that hit an error; generic and raw recover in none here", "recovery_counts(records)",
