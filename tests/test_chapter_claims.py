@@ -360,7 +360,7 @@ CLAIMS = [
     # 13
     Claim("13", r"by its rule it gives up on the refund", "before = run_agent",
           shows=(r"ToolFailure\('not_found", r"Grade\(correct=False", r"reply: I tried to issue .* could not confirm")),
-    Claim("13", r"the stand-in is built to follow `next`, so offline it calls `list_invoices`, finds the duplicate charge and refunds it", "after = run_agent",
+    Claim("13", r"[Tt]he stand-in is built to follow `next`, so offline it calls `list_invoices`, finds the duplicate charge and refunds it", "after = run_agent",
           shows=(r'"next": \{"branch": "switch_tool"', r"Grade\(correct=True", r"Refund of \$89\.00 on invoice INV-20440")),
     Claim("13", r"`first_of_each_id` does that for every step, and the SDK's runner, which answers every block, fails here",
           "verdicts = {name: audit(fn)", holds=lambda out: _rows_where(out, "one result per id, in order")
