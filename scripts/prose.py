@@ -3,9 +3,10 @@ of its Markdown cells, and the minutes a careful reader takes (prose alone, and 
 scripts/minutes.py counts it). Issue 50 bounds a chapter's mean sentence at 22 words and its long ones at 5%.
 
 A sentence is a run of text that ends in . ! or ? before a capital, a digit or an opening mark, or a list item or a
-paragraph that ends without one (in a block quote too). Headings, tables, fenced code and HTML comments hold no sentences (their words are
-still read); inline code and abbreviations (e.g., i.e., vs.) never end one. Words are counted as minutes.py counts
-them. `python scripts/prose.py [PATH ...]` prints the table; `--write` puts it in the README between its markers.
+paragraph (in a block quote too) that ends without one. Headings, tables, fenced code and HTML comments hold no
+sentences (their words are still read); inline code and abbreviations (e.g., i.e., vs.) never end one. Words are
+counted as minutes.py counts them. `python scripts/prose.py [PATH ...]` prints the table; `--write` puts it in the
+README between its markers.
 """
 from __future__ import annotations
 

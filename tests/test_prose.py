@@ -33,7 +33,8 @@ def test_a_stop_before_a_capital_ends_a_sentence_and_other_stops_do_not() -> Non
 def test_list_items_and_paragraphs_are_sentences_and_headings_tables_and_code_are_not() -> None:
     text = ("# 02 · A title\n\nA paragraph that\nwraps over two lines\n\n- a bullet without a stop\n- another, which\n"
             "  wraps. And has two.\n\n| a | b |\n|---|---|\n| c. D | e |\n\n```python\nx = 1. Y = 2\n```\n"
-            "<!-- a comment. Here -->\n[A link](https://example.com/a.b) ends it.\n\n> **Evidence**\n>\n> - a quoted item.\n> - and another")
+            "<!-- a comment. Here -->\n[A link](https://example.com/a.b) ends it.\n\n"
+            "> **Evidence**\n>\n> - a quoted item.\n> - and another")
     assert prose.sentences(text) == ["A paragraph that wraps over two lines", "a bullet without a stop",
                                      "another, which wraps.", "And has two.", "A link ends it.", "**Evidence**",
                                      "a quoted item.", "and another"]

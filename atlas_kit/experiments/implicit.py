@@ -18,7 +18,8 @@ from .running import run_episode
 from .metrics import Rate, usable
 from ..models.choose import choose_model
 from ..models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
-from .results import Condition, data_caption
+from .captions import data_caption
+from .results import Condition
 from ..types import Record, TableRows
 
 if TYPE_CHECKING:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, TypeVar, Union, overload
 
 from ..atlas.grade import LABELS
-from .results import API_FAILURE, HARNESS_ERROR, data_caption
+from .captions import data_caption
+from .results import API_FAILURE, HARNESS_ERROR
 from ..types import Record, TableRows
 
 __all__ = ["Z95", "Paired", "Rate", "Use", "api_failures", "describe_api_failures", "failure_modes", "groups",

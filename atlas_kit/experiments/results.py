@@ -18,8 +18,8 @@ from ..contract.redaction import redact
 from ..types import RECORD_FIELDS, SOURCE_KINDS, FailureNote, FinishedRun, Record, Source, SourceKind, events_of
 
 __all__ = ["API_FAILURE", "FIELDS", "HARNESS_ERROR", "Condition", "Record", "ResultsWriter", "check_source",
-           "episode_key", "harness_record", "read_records", "data_caption", "record_from_run", "record_kind", "repair", "simulated_note",
-           "source_label", "source_of"]
+           "episode_key", "harness_record", "read_records", "record_from_run", "record_kind", "repair", "source_label",
+           "source_of"]
 
 # Every record has exactly these keys, in this order (the condition's fields are flattened in): types.Record's.
 FIELDS = RECORD_FIELDS
@@ -282,26 +282,6 @@ def _short_source(record: Mapping[str, object]) -> str:
     if _legacy_kind(label) == "simulated":
         return "simulated (offline stand-in)"
     return label or "unlabelled source"
-
-
-SIMULATED_NOTE: Final = "simulated: the result is set by the assumed rates"
-"""What a chart or an outcome table drawn from the stand-in's episodes says: its rules and its profile's rates set
-who recovers, so a comparison of styles on them is no finding (issue 50)."""
-
-
-def simulated_note(records: Iterable[Mapping[str, object]]) -> str:
-    """SIMULATED_NOTE when every record is the stand-in's; when only some are, a note that says so; else ''."""
-    kinds = {record_kind(r) for r in records}
-    if "simulated" not in kinds:
-        return ""
-    return SIMULATED_NOTE if kinds == {"simulated"} else "the simulated episodes' result is set by the assumed rates"
-
-
-def data_caption(records: Iterable[Mapping[str, object]]) -> str:
-    """The end of an outcome table's caption: "Data: <source>.", then the simulated note as its own sentence."""
-    listed = list(records)
-    note = simulated_note(listed)
-    return f"Data: {source_label(listed)}." + (f" {note[0].upper()}{note[1:]}." if note else "")
 
 
 def source_label(records: Iterable[Mapping[str, object]]) -> str:

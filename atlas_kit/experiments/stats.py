@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from .metrics import Z95, Rate, groups, success, usable, wilson
-from .results import data_caption
+from .captions import data_caption
 from ..types import Record, TableRows
 
 __all__ = ["EPISODE_FIELDS", "Comparison", "PairedDifference", "TokensPerSuccess", "compare_arms", "fisher_exact",

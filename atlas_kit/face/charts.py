@@ -17,7 +17,8 @@ from matplotlib.figure import Figure
 from ..dispatch.styles import STYLES
 from ..experiments.metrics import (Rate, api_failures, failure_modes as _failure_modes, groups, per_ticket, recovery,
     usable)
-from ..experiments.results import simulated_note, source_label
+from ..experiments.captions import simulated_note
+from ..experiments.results import source_label
 from ..types import Record
 
 __all__ = ["CHARTS", "context_tokens", "failure_modes", "loop_breaker", "recovery_by_code", "recovery_by_style",
