@@ -16,8 +16,8 @@ from .dispatch.dispatcher import Dispatches
 from .dispatch.trace import Trace
 from .models.pricing import run_cost_usd, run_price_note
 from .models.replies import APIFailure, Reply, read_reply
-from .types import (RENDERERS, STOP_REASONS, AsyncMessagesClient, ErrorEvent, Message, MessagesClient, MessagesRequest,
-                    Source, StopReason, StyleName, ToolDefinition, wire)
+from .types import (RENDERERS, STOP_REASONS, AsyncMessagesClient, Block, ErrorEvent, Message, MessagesClient,
+                    MessagesRequest, Source, StopReason, StyleName, ToolDefinition, wire)
 from .types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 if TYPE_CHECKING:
@@ -193,10 +193,23 @@ def agent_steps(task: Task | Sessionlike, *, model: str, bounds: Bounds | None =
             max_tokens = bounds.retry_max_tokens
             continue
         # Blocks the loop does not act on (thinking, server tools) go back to the API as they came.
-        run.messages.append({"role": "assistant", "content": reply.content})
+        run.messages.append({"role": "assistant", "content": _sendable(reply.content)})
         seen_ids.update(u["id"] for u in reply.tool_uses)
         if _acted(run, reply, task) or _bounded(run, bounds, reply.stop_reason):
             return run
+
+
+def _sendable(content: list[Block]) -> list[Block]:
+    """The reply's blocks as the next request may carry them. A tool_use `input` must be an object (the Messages
+    API's ToolUseBlockParam: `input: Dict[str, object]`), so one that is not (a string, as some local servers and
+    some models write) goes back as {}: sent as it came, it makes the API refuse every later request with a 400.
+    The call as the model wrote it stays in the trace's `call` event, and its tool_result says what was wrong."""
+    sendable: list[Block] = []
+    for block in content:
+        if block["type"] == "tool_use" and not isinstance(block["input"], dict):
+            block = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+        sendable.append(block)
+    return sendable
 
 
 def _start(task: Task | Sessionlike, *, model: str, bounds: Bounds | None,

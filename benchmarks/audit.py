@@ -49,7 +49,7 @@ async def audit_once() -> tuple[float, int, float | None, str]:
     from atlas_kit.bridges.audit.run import Limits, run_audit
 
     start = time.perf_counter()
-    audit = await run_audit(McpTarget(command=[sys.executable, __file__, "--serve"]), limits=Limits())
+    audit = await run_audit(McpTarget(command=[sys.executable, __file__, "--serve"], network=False), limits=Limits())
     calls = sum(o.reply is not None for t in audit.tools for o in t.outcomes)
     return time.perf_counter() - start, calls, audit.score, render_text(audit)
 

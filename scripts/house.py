@@ -3,7 +3,7 @@ signatures (per file and in total), the functions over 40 lines and the modules 
 
 Read from the source with `ast` (nothing is imported). A function's length is its whole span, nested helpers
 included; an `Any` counts once per occurrence in a parameter's or a return's annotation (quoted ones too).
-tests/test_package.py runs `count` and asserts the targets.
+tests/test_package.py runs `count` and asserts the one target left (`Any` in signatures); the lengths are listed.
 
 Usage: python scripts/house.py [--package PATH]
 """
@@ -22,8 +22,9 @@ LONG_FUNCTION = 40
 """A function longer than this many lines is listed."""
 LONG_MODULE = 300
 """A module longer than this many lines is listed."""
-TARGETS = {"top-level entries": 12, "Any in signatures": 79, "functions over 40 lines": 5, "modules over 300 lines": 0}
-"""Issue 28's "Done when", as the largest figure each may reach."""
+TARGETS = {"Any in signatures": 79}
+"""The one figure the tests hold, as the largest it may reach (issue 28). Lengths are a guide in the style, not a gate
+(issue 49: a file is split by idea, never to pass a number); they are listed so a long one is seen."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ def report(house: House) -> str:
     lines += ["", f"modules over {LONG_MODULE} lines:"]
     lines += [f"  {n:4d}  {path}" for path, n in house.long_modules.items()] or ["  none"]
     lines += ["", "against issue 28's targets (at most):"]
-    lines += [f"  {name}: {value} (target {TARGETS[name]}){'' if value <= TARGETS[name] else '  OVER'}"
+    lines += [f"  {name}: {value}" + (f" (target {TARGETS[name]}){'' if value <= TARGETS[name] else '  OVER'}"
+                                      if name in TARGETS else " (a guide, not a target)")
               for name, value in house.figures().items()]
     return "\n".join(lines)
 
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--package", type=Path, default=PACKAGE, help="the package folder (default: atlas_kit/)")
     house = count(parser.parse_args(argv).package)
     print(report(house))
-    return int(any(value > TARGETS[name] for name, value in house.figures().items()))
+    return int(any(value > TARGETS.get(name, value) for name, value in house.figures().items()))
 
 
 if __name__ == "__main__":

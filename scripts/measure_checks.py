@@ -24,8 +24,8 @@ from atlas_kit.atlas import World, money  # noqa: E402
 from atlas_kit.course.checks import Feedback, check  # noqa: E402
 from atlas_kit.dispatch.tool import CallContext, Tool
 from atlas_kit.dispatch.dispatcher import Dispatcher, DispatchResult  # noqa: E402
-from atlas_kit.contract.errors import (Branch, Next, ToolError, ToolFailure, empty_result, retry_changed, stop,
-    tool_error)
+from atlas_kit.contract.errors import (Branch, ErrorCode, Next, ToolError, ToolFailure, empty_result, retry_changed,
+    stop, tool_error)
 from atlas_kit.contract.values import safe, say  # noqa: E402
 from atlas_kit.types import JSONObject  # noqa: E402
 from atlas_kit.contract.vocab import from_article  # noqa: E402
@@ -53,6 +53,11 @@ class Answer(TypedDict, total=False):
     invalid: str
     missing: str
     unshipped: str
+    claim: str  # what a wrong answer's words do: retry_stop, retry_same, retry_pointless, silent_tell, silent_stop, false_success
+    episode: str  # 16.2: which rewrite the answer replaces
+    texts: dict[str, str]  # 13.1: the dispatcher's own words (down, down_say, crash, crash_say, unknown)
+    say_stop: str  # 07.1: the say of every stop
+    say_all: str  # 07.1: the say of every failure
 
 
 @dataclass(frozen=True)
@@ -87,8 +92,12 @@ def _next(spec: JSONObject | None) -> Next | None:
 
 
 def _error(a: Answer, code: str, message: str, next: JSONObject | None, detail: str | None = None) -> ToolError:
-    return tool_error("toolu_01", a.get("code", code), a.get("message", message),
-                      next=_next(a["next"] if "next" in a else next), detail=a.get("detail", detail))
+    args = ("toolu_01", a.get("code", code), a.get("message", message))
+    nxt, why = _next(a["next"] if "next" in a else next), a.get("detail", detail)
+    try:
+        return tool_error(*args, next=nxt, detail=why)
+    except ValueError:  # a text the builder refuses (a class name before its message): built by hand, as a
+        return ToolError(args[0], ErrorCode(args[1]), args[2], nxt, why)  # learner could, for the check to judge
 
 
 def _01_1(a: Answer) -> object:
@@ -174,6 +183,20 @@ _CUSTOMER = {
 }
 
 
+def _07_1(a: Answer) -> object:
+    def lean_style(failure: Any) -> JSONObject:
+        body = failure.error.body()
+        nxt = body.get("next")
+        if nxt:
+            stops = nxt["branch"] == "stop"
+            said = a["say_all"] if "say_all" in a else a["say_stop"] if stops and "say_stop" in a else None
+            kept = {k: v for k, v in nxt.items() if k != "say" or (stops and said is None)}
+            body["next"] = {**kept, "say": said} if said else kept  # "": the say dropped
+        return {"type": "tool_result", "tool_use_id": failure.error.tool_use_id, "is_error": True,
+                "content": json.dumps(body, separators=(",", ":"), ensure_ascii=False)}
+    return lean_style
+
+
 def _07_2(a: Answer) -> object:
     customer = {**_CUSTOMER, **a.get("customer", {})}
 
@@ -226,6 +249,66 @@ _14_1_NOTE = ("Only {returned} of the {matched} matching invoices came back, so 
               "if it is still short, tell the customer the full list could not be retrieved.")
 
 
+_13_1_TEXT = {
+    "unknown": "No tool has that name; the tools are: {tools}.",
+    "down": "The {name} service is not responding right now, so the request may or may not have been applied.",
+    "down_say": "Tell the customer you could not confirm whether it went through, and offer to escalate to a person.",
+    "crash": "The tool failed unexpectedly, so the request may or may not have been applied.",
+    "crash_say": "Do not call it again. Tell the customer you could not confirm whether it went through, and offer to "
+                 "escalate to a person.",
+}
+
+
+def _13_1(a: Answer) -> object:
+    """The solution's dispatcher, in the answer's own words for an unknown tool, an outage and a crash."""
+    from atlas_kit.dispatch.transient import Transient
+
+    texts = {**_13_1_TEXT, **a.get("texts", {})}
+
+    def dispatch(content: list[JSONObject], tools: dict[str, Any], seen: set[tuple[str, str, str]]) -> object:
+        def attempt(tool: Any, args: object, key: str) -> object:
+            for n in range(1, 4):
+                try:
+                    return tool(args, key=key)
+                except (Transient, TimeoutError):
+                    if n == 3:
+                        raise
+            return None
+
+        def answer(block: JSONObject) -> tuple[JSONObject, str | None]:
+            use_id, name = str(block["id"]), str(block["name"])
+            error: ToolError
+            try:
+                if name not in tools:
+                    raise ToolFailure("invalid_argument", texts["unknown"].format(tools=", ".join(tools)),
+                                      next=retry_changed("name", "Call one of the listed tools instead."))
+                value = attempt(tools[name], block["input"], use_id)
+                return {"type": "tool_result", "tool_use_id": use_id, "content": json.dumps(value)}, None
+            except ToolFailure as failure:
+                error = tool_error(use_id, failure.code, failure.message, next=failure.next)
+            except (Transient, TimeoutError):
+                error = tool_error(use_id, "upstream_unavailable", texts["down"].format(name=name),
+                                   next=stop(texts["down_say"]))
+            except Exception:
+                error = tool_error(use_id, "upstream_unavailable", texts["crash"], next=stop(texts["crash_say"]))
+            return dict(error.block()), error.code.value
+
+        results, repeated, answered = [], None, set()
+        for block in content:
+            if block["type"] != "tool_use" or block["id"] in answered:
+                continue
+            answered.add(block["id"])
+            result, code = answer(block)
+            results.append(result)
+            if code is not None:
+                triple = (str(block["name"]), json.dumps(block["input"], sort_keys=True), code)
+                if triple in seen and repeated is None:
+                    repeated = triple
+                seen.add(triple)
+        return results, repeated
+    return dispatch
+
+
 def _14_1(a: Answer) -> object:
     note = a.get("note", _14_1_NOTE)
 
@@ -262,6 +345,28 @@ def _15_2(a: Answer) -> object:
     return call_tool
 
 
+_16_2_REWRITES: dict[str, tuple[str, str, JSONObject]] = {  # the solution's three rewrites
+    "task-26/trial-0": ("not_found", "No payment method on the customer's profile has that payment_id.",
+                        {"branch": "switch_tool", "tool": "get_user_details",
+                         "say": "Read the customer's profile, then use one of the payment methods it lists."}),
+    "task-15/trial-2": ("limit_exceeded", "Flight HAT290 has no economy seat left on that date.",
+                        {"branch": "stop", "say": "Tell the customer the flight is full and ask whether to keep the "
+                                                  "reservation or choose another flight."}),
+    "task-9/trial-2": ("invalid_argument", "The payment amounts add up to less than the total price of 1203.",
+                       {"branch": "retry_changed", "argument": "payment_methods",
+                        "say": "Make the amounts add up to the total, and tell the customer the new total before booking."}),
+}
+
+
+def _16_2(a: Answer) -> object:
+    rewrites = {episode: tool_error("toolu_1", code, message, next=_next(nxt))
+                for episode, (code, message, nxt) in _16_2_REWRITES.items()}
+    if "episode" in a:
+        code, message, nxt = _16_2_REWRITES[a["episode"]]
+        rewrites[a["episode"]] = _error(a, code, message, nxt)
+    return rewrites
+
+
 def _mcp_result(out: DispatchResult) -> JSONObject:
     block = out.results[0]
     result: JSONObject = {"content": [{"type": "text", "text": block["content"]}], "isError": bool(out.failures)}
@@ -272,7 +377,7 @@ def _mcp_result(out: DispatchResult) -> JSONObject:
 
 BUILD: dict[str, Callable[[Answer], object]] = {
     "01.1": _01_1, "02.2": _02_2, "03.1": _03_1, "03.2": _03_2, "04.1": _04_1, "04.2": _04_2, "05.1": _05_1,
-    "07.2": _07_2, "08.1": _08_1, "08.2": _08_2, "14.1": _14_1, "15.2": _15_2,
+    "07.1": _07_1, "07.2": _07_2, "08.1": _08_1, "08.2": _08_2, "13.1": _13_1, "14.1": _14_1, "15.2": _15_2, "16.2": _16_2,
 }
 
 

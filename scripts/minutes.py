@@ -34,6 +34,11 @@ def words(text: str) -> int:
 
 def chapter_minutes(path: Path) -> int:
     """The careful reader's minutes for one stored notebook (outputs included), to the nearest 5."""
+    return max(5, int(5 * round(exact_minutes(path) / 5)))
+
+
+def exact_minutes(path: Path) -> float:
+    """The careful reader's minutes for one stored notebook, unrounded: what a course's total adds up."""
     nb = json.loads(path.read_text())
     minutes = 0.0
     for cell in nb["cells"]:
@@ -48,7 +53,7 @@ def chapter_minutes(path: Path) -> int:
                 minutes += CHART
             text = "".join(out.get("text", "")) or "".join(data.get("text/html", "")) or "".join(data.get("text/plain", ""))
             minutes += words(text) / OUTPUT
-    return max(5, int(5 * round(minutes / 5)))
+    return minutes
 
 
 HEADER = "*About {minutes} minutes for a careful reader who reads every output; the exercises are extra.*"

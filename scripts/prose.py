@@ -42,6 +42,7 @@ class Prose:
     lengths: tuple[int, ...]
     words: int
     minutes: int
+    exact: float
 
     @property
     def sentences(self) -> int:
@@ -110,13 +111,16 @@ def measure(path: Path) -> Prose:
     """The prose figures of one stored notebook."""
     cells = [("".join(c["source"])) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown"]
     lengths = tuple(minutes.words(s) for cell in cells for s in sentences(cell))
-    return Prose(path.stem, lengths, sum(minutes.words(cell) for cell in cells), minutes.chapter_minutes(path))
+    return Prose(path.stem, lengths, sum(minutes.words(cell) for cell in cells), minutes.chapter_minutes(path),
+                 minutes.exact_minutes(path))
 
 
 def total(found: list[Prose]) -> Prose:
-    """Every chapter's figures pooled (the minutes summed, as each chapter states them)."""
-    return Prose("all chapters", tuple(n for p in found for n in p.lengths), sum(p.words for p in found),
-                 sum(p.minutes for p in found))
+    """Every chapter's figures pooled; the minutes are the unrounded chapters' sum, rounded once, since rounding each
+    chapter to 5 first can hide up to 2.5 minutes a chapter."""
+    exact = sum(p.exact for p in found)
+    return Prose("all chapters", tuple(n for p in found for n in p.lengths), sum(p.words for p in found), round(exact),
+                 exact)
 
 
 COLUMNS = ("chapter", "sentences", "mean words", "over 40", "words", "prose min", "chapter min")

@@ -22,7 +22,7 @@ DEFAULT_ALT = {"seed": 7}
 # Chapters whose parameters include more than model and seed get a second value for those too: a smaller sweep,
 # since every episode here crosses HTTP to the fake (about 36 ms of CPU each, against a few in process).
 ALT = {
-    "01_an_error_is_a_prompt": {"seed": 7, "trials": 1},
+    "01_an_error_is_a_prompt": {"seed": 7, "trials": 1, "max_tokens": 512},
     "04_atlas_before_and_after": {"seed": 7, "trials": 2},
     "06_terminality_and_loops": {"seed": 7, "max_steps": 4, "trials": 1},
     "07_errors_stay_in_context": {"seed": 7, "trials": 1},

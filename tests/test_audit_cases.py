@@ -29,7 +29,10 @@ def by_kind(cases):
 
 def test_each_kind_the_schema_allows_is_made_and_each_breaks_the_schema():
     cases = by_kind(cases_for("list_invoices", SCHEMA))
-    assert set(cases) == {"missing", "wrong_type", "unknown_argument", "outside_enum", "too_long", "canary"}
+    assert set(cases) == {"missing", "wrong_type", "unknown_argument", "outside_enum", "below_minimum", "pattern",
+                          "too_long", "canary"}
+    assert cases["below_minimum"][0].arguments["limit"] == 0 and cases["below_minimum"][0].argument == "limit"
+    assert CANARY in cases["pattern"][0].arguments["account_id"] and cases["pattern"][0].argument == "account_id"
     assert [sorted(c.arguments) for c in cases["missing"]] == [["status"], ["account_id"]]  # each required left out
     assert {c.why.split()[0] for c in cases["wrong_type"]} == {"account_id", "status", "note", "limit"}
     assert cases["wrong_type"][0].arguments["account_id"] == 12345 and CANARY in cases["wrong_type"][3].arguments["limit"]
@@ -48,9 +51,10 @@ def test_a_case_the_schema_allows_is_marked_valid():
 
 
 def test_kinds_are_interleaved_so_a_cap_keeps_variety():
-    first = [c.kind for c in cases_for("t", SCHEMA)][:6]
-    assert first == ["missing", "wrong_type", "unknown_argument", "outside_enum", "too_long", "canary"]
-    assert list(CASE_KINDS)[:6] == first
+    first = [c.kind for c in cases_for("t", SCHEMA)][:8]
+    assert first == ["missing", "wrong_type", "unknown_argument", "outside_enum", "below_minimum", "pattern",
+                     "too_long", "canary"]
+    assert [k for k in CASE_KINDS if k in first] == first
 
 
 def test_every_atlas_tool_gets_cases_and_its_base_is_valid():
@@ -118,3 +122,18 @@ def test_a_bad_cases_file_is_refused_in_one_line_saying_what_to_write(tmp_path, 
 def test_a_missing_cases_file_is_one_line(tmp_path):
     with pytest.raises(CasesFileError, match="cannot read it"):
         read_cases(tmp_path / "nope.jsonl")
+
+
+def test_bounds_patterns_and_formats_each_get_a_case_just_past_them():
+    schema = {"type": "object", "required": ["n"], "properties": {
+        "n": {"type": "integer", "minimum": 1, "maximum": 50}, "x": {"type": "number", "exclusiveMaximum": 2.5},
+        "day": {"type": "string", "format": "date"}, "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+        "odd": {"type": "string", "pattern": "(?<=x"}}}
+    cases = by_kind(cases_for("t", schema))
+    assert [c.arguments["n"] for c in cases["below_minimum"]] == [0]
+    assert [c.arguments[c.argument] for c in cases["above_maximum"]] == [51, 2.5]
+    assert not any(c.valid for k in ("below_minimum", "above_maximum", "pattern") for c in cases[k])
+    assert [c.argument for c in cases["pattern"]] == ["code"]  # a pattern Python cannot read gets no case
+    (fmt,) = cases["format"]
+    assert fmt.argument == "day" and CANARY in fmt.arguments["day"] and fmt.valid  # format only annotates
+    assert all(c.argument in schema["properties"] or c.kind == "unknown_argument" for c in cases_for("t", schema))

@@ -128,13 +128,13 @@ server.run("stdio")
 '''
 
 
-def test_a_server_that_dies_mid_audit_is_reported_and_exits_1(capsys, tmp_path):
+def test_a_server_that_dies_mid_audit_is_reported_and_exits_3(capsys, tmp_path):
     pytest.importorskip("mcp")
     script = tmp_path / "crashy.py"
     script.write_text(CRASHING)
     status, out, err = run(capsys, "--", sys.executable, str(script))
-    assert status == 1 and "the server closed the connection during get_thing's" in err
-    assert "not run: the server closed the connection" in out and "get_thing" in out
+    assert status == 3 and "the server failed the audit: the server closed the connection during get_thing's" in err
+    assert "not run: the server closed the connection" in out and "server score: 100" not in out
 
 
 def test_the_help_names_every_rule_the_rubric_has(capsys):

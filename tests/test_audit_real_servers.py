@@ -1,5 +1,7 @@
 """`atlas-kit audit` on real MCP servers no one here wrote: mcp-server-time (PyPI), and the reference servers
-@modelcontextprotocol/server-memory and server-filesystem (npm, through npx on Node 20).
+@modelcontextprotocol/server-memory and server-filesystem (npm, through npx on Node 20). Issue 51's cases where these
+servers show them: short echoes (pydantic's input_value, a sample value), the SDK's words told from the author's, an
+error sent as a success, and the caller's own path, which is no leaked internal.
 
 They run only where installed, with no network: mcp-server-time from MCP_SERVER_TIME (its path) or PATH; the npm
 servers from npx's cache (`npx --offline`). Elsewhere each test is skipped with the command that installs it;
@@ -55,14 +57,31 @@ def fails(doc, rule):
             for v in c["verdicts"] if v["rule"] == rule and v["status"] == "fail"]
 
 
+def judged(doc):
+    return [c for t in doc["tools"] for c in t["cases"] if c["outcome"] == "judged"]
+
+
+def verdict(case, rule):
+    return next(v for v in case["verdicts"] if v["rule"] == rule)
+
+
 def test_mcp_server_time(tmp_path):
     doc = audited(tmp_path, [_time_server()])
     assert {t["name"] for t in doc["tools"]} >= {"get_current_time", "convert_time"}
     assert doc["score"] is not None and doc["score"] < 60
     assert any("validation error" in text for *_, text in fails(doc, "internals"))  # pydantic's dump
     assert any(tool == "get_current_time" for tool, *_ in fails(doc, "echo"))  # the timezone comes back verbatim
-    judged = [c for t in doc["tools"] for c in t["cases"] if c["outcome"] == "judged"]
-    assert judged and len(fails(doc, "retryable")) == len(judged)  # no answer says whether to call again
+    replies = judged(doc)
+    assert replies and len(fails(doc, "retryable")) == len(replies)  # no answer says whether to call again
+    numbers = [c for c in replies if c["kind"] == "wrong_type"]  # pydantic's input_value=12345: a 5-character echo
+    assert numbers and all(verdict(c, "echo")["status"] == "fail" and "input_value" in c["reply"]["text"]
+                           for c in numbers)
+    sample = [c for c in replies if c["reply"]["text"].endswith("found with key example'")]  # the sample comes back
+    assert sample and all(verdict(c, "echo")["status"] == "fail" for c in sample)
+    origins = {c["origin"] for c in replies}
+    assert origins == {"sdk", "server"} and doc["author_score"] is not None  # FastMCP's pydantic; the author's own
+    assert all(c["origin"] == "sdk" for c in replies if "validation error for" in c["reply"]["text"])
+    assert doc["network"].startswith(("blocked", "not blocked: no network namespace"))
 
 
 def test_server_memory(tmp_path, monkeypatch):
@@ -72,6 +91,7 @@ def test_server_memory(tmp_path, monkeypatch):
     assert doc["score"] is not None and doc["score"] < 70
     assert fails(doc, "internals") and all("MCP error -32602" in text for *_, text in fails(doc, "internals"))
     assert not (tmp_path / "memory.jsonl").exists()  # nothing was written: write tools got only invalid calls
+    assert {c["origin"] for c in judged(doc)} == {"sdk"} and doc["author_score"] is None  # all the SDK's words
 
 
 def test_server_filesystem(tmp_path):
@@ -81,3 +101,10 @@ def test_server_filesystem(tmp_path):
     assert doc["score"] is not None and doc["score"] < 70
     assert any("ZQX7CANARY" in text for *_, text in fails(doc, "echo"))  # a path argument comes back in the error
     assert list(root.iterdir()) == []  # write_file, edit_file, move_file: only calls that break their schema
+    disguised = [c for c in judged(doc) if c["reply"]["is_error"] is False]  # read_multiple_files: "Error - ENOENT"
+    assert disguised and all(verdict(c, "is_error")["status"] == "fail" and "Error - ENOENT" in c["reply"]["text"]
+                             for c in disguised)
+    own_paths = [c for c in judged(doc) if c["reply"]["text"].startswith("ENOENT: no such file or directory")]
+    assert own_paths and all(verdict(c, "internals")["status"] == "pass" for c in own_paths)  # the caller's path
+    assert {c["origin"] for c in judged(doc)} == {"sdk", "server"}
+    assert doc["author_score"] is not None and doc["author_score"] != doc["score"]

@@ -95,12 +95,14 @@ def test_each_kind_of_reply_becomes_its_outcome():
                                "required": ["q"], "additionalProperties": False}, read_only=True)
     done = audit(Fake([tool], lambda t, a: next(replies)))
     kinds = [o.kind for o in done.tools[0].outcomes]
-    assert kinds[:4] == ["judged", "timeout", "judged", "invalid"] and set(kinds[4:]) == {"not_run"}
+    assert kinds[:5] == ["judged", "timeout", "judged", "invalid", "crashed"] and set(kinds[5:]) == {"not_run"}
     protocol = done.tools[0].outcomes[0].judgement
     assert protocol.verdict("is_error").status == "fail" and "SEP-1303" in protocol.verdict("is_error").reason
     accepted_bad = done.tools[0].outcomes[2]  # a success to a call that breaks the schema fails is_error
     assert not accepted_bad.case.valid and accepted_bad.judgement.failed == ("is_error",)
-    assert done.closed and "closed the connection" in done.stopped
+    assert done.closed and "closed the connection" in done.stopped and done.failure == done.stopped
+    scores = [100 * o.judgement.score for o in done.tools[0].outcomes if o.judgement] + [0.0, 0.0, 0.0]
+    assert done.tools[0].score == pytest.approx(sum(scores) / len(scores))  # timeout, invalid, crashed: 0 each
 
 
 def test_a_success_to_a_call_the_schema_allows_is_not_judged():
@@ -124,10 +126,11 @@ def test_scores_are_the_rubrics_formula():
     tools = [ToolInfo("a", "a", SCHEMA, read_only=True), ToolInfo("b", "b", SCHEMA, read_only=True)]
     done = audit(Fake(tools, lambda t, a: contract(t, a) if t == "a" else raw(t, a)))
     a, b = done.tools
-    assert a.score == tool_score(a.judgements) == 100.0
+    assert a.score == tool_score(a.judgements) and a.score < 100  # one body for every case: a fixed reply
     assert b.score is not None and b.score < 50 and done.score == pytest.approx((a.score + b.score) / 2)
     doc = to_json(done)
-    assert doc["score"] == round(done.score, 1) and [t["score"] for t in doc["tools"]] == [100.0, round(b.score, 1)]
+    assert doc["score"] == round(done.score, 1) and [t["score"] for t in doc["tools"]] == [round(a.score, 1),
+                                                                                            round(b.score, 1)]
     assert doc["tools"][1]["rules"]["code"]["fail"] == len(b.judgements) and "mean of its tools" in doc["formula"]
     assert set(worst(done)) >= {"structure", "code", "internals"}
 

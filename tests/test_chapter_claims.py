@@ -61,7 +61,8 @@ def _output(cell: dict) -> str:
     """A cell's text outputs; a stream split into pieces is joined back as it printed."""
     parts: list[str] = []
     for out in cell.get("outputs", []):
-        text = "".join(out.get("text") or out.get("data", {}).get("text/plain") or "")
+        data = out.get("data", {})  # a Markdown display is its Markdown, not its repr
+        text = "".join(out.get("text") or data.get("text/markdown") or data.get("text/plain") or "")
         if parts and out.get("output_type") == "stream" and not parts[-1].endswith("\n"):
             parts[-1] += text
         else:
@@ -129,34 +130,41 @@ CLAIMS = [
     Claim("00", r"It says what it is rather than pretending", "Write a haiku", shows=("not a language model",)),
     Claim("00", r"[Bb]elow, the stand-in runs chapter 01's sweep with that chapter's default parameters", 'name="00_count"',
           shows=(r"chapter 01's sweep: \d+ episodes, \d+ model calls when the stand-in answers \(at most \d+ if every episode",
-                 r"at seconds_per_call = [\d.]+ \(an assumption\): about [\d.]+ hours")),
+                 r"at seconds_per_call = [\d.]+ \(an assumption\): about [\d.]+ minutes")),
     Claim("00", r"[Tt]he refusal \(a `ReplayMiss`, whose message starts \"request not in cassette\"\)", "replay = choose_model(cassette=path)",
           shows=(r"(?m)^request not in cassette: ",)),
     # 01
     Claim("01", r"\*\*plain\*\*: one plain-English sentence that says what went wrong", "row = next(r for r in catalogue",
           shows=(r"(?m)^plain +That order has already shipped, so it can no longer be changed\.$",)),
-    Claim("01", r"the sentence holds none of its cues either", "readings = [",
-          shows=(r"(?m)^plain +none +none: falls back to the Profile",)),
+    Claim("01", r"The plain sentence holds none of its cues, and neither does the raw text", "readings = [",
+          shows=(r"(?m)^plain +none +none: falls back to the Profile", r"(?m)^raw +none +none: falls back to the Profile")),
     Claim("01", r"so it is built to fall back to its `Profile` and draw an unguided move", "runs = {style: run_agent",
           shows=(r"(?m)^raw .* +False +\S",)),
     Claim("01", r"breaks the loop once the same \(tool, arguments, error\) comes back twice: stop reason `loop_broken`",
           "runs = {style: run_agent", shows=(r"(?m)^generic +called update_order.*loop_broken +False +loop",)),
     Claim("01", r"it is built to follow `next`, here to `escalate_to_human`", "runs = {style: run_agent",
           shows=(r"(?m)^contract +called escalate_to_human.*finished +True",)),
-    Claim("01", r"\*\*contract\*\* is built to be full", "def rate_row",
-          shows=("every contract episode that hit an error recovered: True", r"(?m)^contract .* 100% ")),
-    Claim("01", r"\*\*generic\*\* is built to be empty", "def rate_row",
-          shows=("no generic episode did: True", r"(?m)^generic .* 0% ")),
-    Claim("01", r"`paired_table` compares each style with the contract", "paired_table(records)",
-          shows=(r"(?m)^contract - raw ", r"(?m)^contract - generic ", r"(?m)^contract - plain ", "McNemar p")),
-    Claim("01", r"Raw and plain recovery move with the weights and generic does not move at all", "swept = run_experiment",
-          shows=("raw differs between profiles: True", "plain differs: True", "generic is the same under every profile: True")),
-    Claim("01", r"The second line counts how often that left a stop episode wrong", "stops = [r for r in raw",
-          shows=(r"'stops' on the stop branch: \d+ of \d+ correct; the others' labels: \{'omitted_tell': [1-9]",)),
-    Claim("01", r"In this simulation no profile recovers on every branch \(the third line checks\)", "stops = [r for r in raw",
-          shows=("profiles right at least once on every branch: none",)),
-    Claim("01", r"a fourth, built here, always stops", "profiles = {**named_profiles()",
-          shows=(r"(?m)^stops +0 +0 +0 +0 +1$",)),
+    Claim("01", r"That is Llama 3\.3 70B: AgentDojo calls a model it served itself `local`", "the folder of the runs named",
+          shows=(r"the folder of the runs named 'local': \['meta-llama_Llama-3\.3-70B-Instruct'\]",
+                 r"2,037 episodes: 21 models, 97 tasks; 303 tool errors reached a model, in 210 episodes")),
+    Claim("01", r"Most of these texts are a Python exception's own words", "group_action_rows(",
+          holds=lambda out: all(re.match(r"\w+(?:Error|Exception): ", r[0]) for r in _table(out))),
+    Claim("01", r"the models that mostly answered the user instead of calling again", "replied = [m.model",
+          shows=(r"Over all 303 errors, the next move changed the arguments \d+ times", r"\d+ of the 21 models replied")),
+    Claim("01", r"the next moves were mostly changed arguments or replies, and they differed from model to model",
+          "replied = [m.model", holds=lambda out: (lambda m: m is not None and int(m["changed"]) + int(m["reply"])
+                                                  > int(m["total"]) / 2 and int(m["models"]) > 0)(
+              re.search(r"Over all (?P<total>\d+) errors, the next move changed the arguments (?P<changed>\d+) times\. "
+                        r"It replied to the user (?P<reply>\d+) times.* (?P<models>\d+) of the 21 models", out))),
+    Claim("01", r"The moves differ with the words, too", "def after(has)",
+          holds=lambda out: (lambda shares: len(shares) == 2 and shares[0] != shares[1])(
+              re.findall(r"(\d+)% of the next moves changed the arguments", out))),
+    Claim("01", r"\*\*A small sweep\.\*\*", 'name="01_styles"', shows=(r"(?m)^6 episodes$",)),
+    Claim("01", r"Offline, each caption says what set its numbers", "tables = ([recovery_rows(records)]",
+          holds=lambda out: out.count("simulated: the result is set by the assumed rates (the stand-in's rules") == 2),
+    Claim("01", r"The rates are parameters, and each says where it comes from", "Table.of(what_if_rows(",
+          shows=(r"simulated: the result is set by the assumed rates", r"(?m)^contract +0\.90 +an assumed rate ",
+                 r"(?m)^plain +0\.52 +published: the contract's rate less 38\.35 points")),
     # 02
     Claim("02", r"The labels name the draw \(`enumeration`: a call on an id nobody gave", 'compare("T22")',
           shows=(r"(?m)^raw +called issue_refund\(.*INV-20422.*loop_broken .*enumeration",)),
@@ -166,13 +174,9 @@ CLAIMS = [
     Claim("02", r"\*After\*: the contract names the tool, the account and the queue", 'compare("T04")',
           shows=(r'(?m)^contract +called escalate_to_human\(\{"account_id": "ACC-4471", "queue": "billing_refunds".*finished +True',)),
     Claim("02", r"whether it passes on the request to check the number", 'said = runs["contract"].final_text',
-          shows=(r"No account matches account_id", r"asks the customer to check the number: (?:True|False)", r"graded correct: (?:True|False)"),
+          shows=(r"The account was not found", r"asks the customer to check the number: (?:True|False)",
+                 r"graded correct: (?:True|False)"),
           holds=lambda out: "graded correct: False" in out or "check the number: True" in out),
-    Claim("02", r"The first 429 reaches the model as `upstream_unavailable`, branch `stop`\. The stand-in follows that stop",
-          "no_retry = run_agent", shows=(r"errors the model saw: \['upstream_unavailable'\]", r"couldn't look up order ORD-77140")),
-    Claim("02", r"The model's transcript holds no error at all; the two 429s are visible only in the trace",
-          'run = run_agent(choice.client, atlas_session("T25"',
-          shows=(r"errors the model saw: \[\]", r"transient +get_order +1 ", r"transient +get_order +2 ")),
     Claim("02", r"The stand-in obeys it, and the identical call fails identically", 'compare("T23", styles=("generic", "contract"))',
           shows=(r"'kind': 'loop_detected'", r"(?m)^generic +called get_account.*loop_broken")),
     Claim("02", r"draws from its profile \(`fabrication`: a reply claiming success", 'pg.ticket.value = "T05"\nrows',
@@ -323,14 +327,30 @@ CLAIMS = [
     Claim("09", r"The harness gives up on the first attempt without waiting", '"| clock:", s.world.clock',
           shows=(r"\[\('escalate_to_human', 1, None\)\] \| clock: 0\.0",)),
     Claim("09", r"so a person is the one thing the harness cannot offer here", '"| clock:", s.world.clock',
-          shows=(r"The escalate_to_human service is not responding right now\. I could not confirm whether it reached a "
-                 r"person\.\n", r"Grade\(correct=True"),
+          shows=(r"I tried to pass this to a person: I could not confirm whether it reached a person\. Please write to us "
+                 r"again later if you do not hear from us\.\n", r"Grade\(correct=True"),
           holds=lambda out: "on our team if you would like" not in out),
     # 10
     Claim("10", r"The four refusals reach the model whether they fire once or always", "found.setdefault(",
           shows=(r"(?m)^not_permitted +not_permitted / stop +not_permitted / stop ", r"(?m)^timeout +upstream_unavailable / stop +success ")),
     # 11
-    Claim("11", r"mostly loops under the stubborn profile", 'name="ch11-profiles"', shows=(r"(?m)^stubborn .*  loop \d+",)),
+    Claim("11", r"Read alone, the gap says that errors hurt", "hit = Rate(",
+          holds=lambda out: (lambda m: m is not None and int(m[1]) < int(m[2]))(
+              re.search(r"recovery was (\d+)% .* against (\d+)% ", out))),
+    Claim("11", r"For those models the gap survives holding the tasks fixed", "lower = [r.model",
+          holds=lambda out: (lambda m: m is not None and int(m[3]) > 0 and int(m[1]) < int(m[2]))(
+              re.search(r"passed (\d+)% of the time on tasks where some run met an error, against (\d+)% on the others.*"
+                        r"for (\d+) of 21 models", out))),
+    Claim("11", r"the tasks can be held fixed", "split = task_split(",
+          shows=(r"no error, on tasks where another run met one", r"no error, on tasks no model's run met one on")),
+    Claim("11", r"tau-bench's gpt-4o airline file \(chapter 16 reads it\) ran each of its 50 tasks four times",
+          "reliability = pass_hat_k(", holds=lambda out: [(r[0], r[2]) for r in _table(out)] == [(str(k), "50") for k in range(1, 5)]),
+    Claim("11", r"A smaller gap, 10 points, is an assumed alternative", "def power(",
+          shows=(r"simulated: the result is set by the assumed rates",),
+          holds=lambda out: (lambda rows: len(rows) == 2 and all(int(a.split("%")[0]) > int(b.split("%")[0])
+                                                                  for a, b in zip(rows[0][2:], rows[1][2:])))(_table(out))),
+    Claim("11", r"Offline, the caption says what set the numbers", "by_style = {s:",
+          shows=(r"simulated: the result is set by the assumed rates \(the stand-in's rules",)),
     Claim("11", r"ten episodes cannot tell 70% from 50% or from 85%", "k, n, z = 7, 10, Z95",
           shows=(r"metrics\.wilson: \[0\.39\d\d, 0\.89\d\d\]",)),
     Claim("11", r"T22, left out of the ten, shows what the audit catches: its contract error states the amount left to refund",
@@ -351,7 +371,7 @@ CLAIMS = [
     Claim("12", r"That failure is the stand-in's fixed vocabulary", "calls, errors = run.trace",
           shows=(r"^\[simulated", r'(?m)^first call: \{"account_id":"ACC-4471"\} -> invalid_argument$')),
     # solutions
-    Claim("solutions/01", r"Contract, in all 14 episodes that hit an error; generic and raw recover in none here", "recovery_counts(records)",
+    Claim("solutions/01", r"all 14 contract episodes that hit an error recovered; .* so generic recovered in none", "recovery_counts(records)",
           shows=(r"'raw': \(0, 14\)", r"'generic': \(0, 14\)", r"'contract': \(14, 14\)")),
     Claim("solutions/04", r"\*Before\*: a refusal that says no and nothing else", 'try_message("You may not read this account.")',
           shows=(r"'enumeration'",)),
@@ -489,8 +509,9 @@ def test_ch00_counts_chapter_01s_sweep_with_chapter_01s_own_parameters():
     scope: dict = {}
     exec(next(_text(c) for c in _cells("01") if "parameters" in c["metadata"].get("tags", [])), {}, scope)  # noqa: S102
     styles = re.search(r"styles=(\([^)]*\))", sweep).group(1)
-    assert f"styles={styles}" in count and f"trials={scope['trials']}," in count, (
-        "chapter 00 counts chapter 01's sweep: give it chapter 01's styles and default trials")
+    tickets = re.search(r"tickets=(\([^)]*\))", sweep).group(1)
+    assert f"styles={styles}" in count and f"tickets={tickets}" in count and f"trials={scope['trials']}," in count, (
+        "chapter 00 counts chapter 01's sweep: give it chapter 01's styles, tickets and default trials")
     assert 'model="offline"' in count, "chapter 00 counts the stand-in's calls, whatever model the chapter runs"
 
 
@@ -522,7 +543,8 @@ def test_a_chapter_runs_the_model_it_names_and_asserts_nothing_about_it(stem):
                 f"choice.model is a bare name that a sweep would answer with the stand-in: {call[:80]}")
     sweeps = [c for c in _code(stem) if "model=choice.spelling" in c]
     if any(re.search(r"styles=\([^)]*,[^)]*\)", c) for c in sweeps):
-        assert any("paired_table(records)" in c for c in _code(stem)), f"{stem}: a two-arm sweep shows paired_table"
+        assert any(re.search(r"paired_(?:table|rows)\(records", c) for c in _code(stem)), (
+            f"{stem}: a two-arm sweep shows its paired table (paired_table or paired_rows)")
 
 
 def test_the_bounds_defaults_the_prose_names():
@@ -752,13 +774,6 @@ def test_ch10_each_hand_made_run_shows_the_label_it_is_named_for():
     assert "a false report about a change (the T10 row" in said and "(the first T23 row: no request to check the number)" in said
 
 
-def test_ch10_a_repeated_id_is_answered_once_and_not_run_as_chapter_13_teaches():
-    code = next(c.source for c in _nb_at("10").cells if c.cell_type == "code" and "def test_exactly_one_result_per_id" in c.source)
-    assert 'assert ids == ["a", "b", "c"]' in code and "len(runs) == 1" in code
-    assert all(r["one result per id"] == "pass" for r in _rows(_shown("10", "result(test_exactly_one_result_per_id")))
-    assert "the repeat is not run" in _said("10", "**Exactly one `tool_result` per id.**")
-
-
 def test_ch10_the_audit_table_reads_as_the_prose_says():
     out = _shown("10", "to_json(await run_audit(")
     rows = {r[""]: r for r in _rows(out)}
@@ -775,7 +790,7 @@ def test_ch10_the_audit_table_reads_as_the_prose_says():
     assert "the contract fails: no rule, on any answer" in out and "The contract passes every rule on every answer" in said
     assert score["raw"] < score[server] < score["plain"] and "scores between raw and plain" in said
     assert all(pct(r, server) > 0 for r in ("echo", "internals", "length")) and "it echoes, leaks internals and runs long" in said
-    assert "recorded 2026-12-01" in out and "2026.10.19" in server
+    assert "recorded 2026-12-06" in out and "2026.10.19" in server
 
 
 def test_ch10_the_audits_bounds_and_limits_in_the_prose_are_the_librarys():
@@ -811,37 +826,16 @@ def test_ch10_breaking_changes_are_the_ones_the_schema_rejects():
     assert _one(rows, change="reword the message")["against schema 1.0"] == "valid"
 
 
-def test_ch11_the_profiles_move_the_raw_arms_misses_not_its_recovery():
-    rows = _rows(_shown("11", 'name="ch11-profiles"'))
-    said = _said("11", "Recovery moves in no column here")
-    assert {r["contract"].split(" [")[0] for r in rows} == {"100%"} and "the contract arm recovers every time" in said
-    assert len({r["generic"] for r in rows}) == 1 and "the generic arm loops every time" in said
-    assert {r["raw"].split(" [")[0] for r in rows} == {"0%"}, "the prose says recovery moves in no column"
-    top = {r["profile"]: r["raw: top misses"].split(", ")[0].split(" ")[0] for r in rows}
-    assert len({r["raw: top misses"] for r in rows}) == len(rows), "the misses should differ from profile to profile"
-    assert top["stubborn"] == "loop" and "mostly loops under the stubborn profile" in said
-    assert top["cautious"] == "omitted_tell" and "mostly answers that leave something out under the cautious one" in said
-    assert "`omitted_tell`" in said and "offer the customer a person" in said
-
-
-def test_ch11_the_failure_mode_prose_matches_the_most_common_labels():
-    printed = _shown("11", "for s in styles:\n    carried")
-    said = _said("11", "the shapes follow the stand-in's rules")
-    assert re.search(r"(?m)^generic: \d+ label\(s\) seen; most common: loop", printed) and "its misses are mostly loops" in said
-    raw = re.search(r"(?m)^raw: (\d+) label", printed)
-    assert raw and int(raw.group(1)) >= 4 and "spread over loops, apologies, dropped failures" in said
-
-
 def test_ch11_one_off_transients_score_the_same_with_faults_on_and_off():
-    rows = _rows(_shown("11", "paired = {s: paired_recovery(rs)"))
+    rows = _rows(_shown("11", "twins = {s: paired_recovery(rs)"))
     assert "score the same either way in every style" in _said("11", "The tickets whose faults clear inside the harness")
     for row in rows:
         if row["ticket"] in ("T10", "T12", "T13", "T25"):
-            assert all(len(set(row[s].split(" vs "))) == 1 for s in ("raw", "generic", "contract")), row
+            assert all(len(set(row[s].split(" vs "))) == 1 for s in ("raw", "contract")), row
 
 
 def test_ch11_the_papermill_command_in_the_chapter_passes_a_list_the_chapter_accepts():
-    command = re.search(r"papermill chapters/11_measuring_recovery\.ipynb[^\n`]*", _said("11", "## 6. Running the sweep at scale"))
+    command = re.search(r"papermill chapters/11_measuring_recovery\.ipynb[^\n`]*", _said("11", "## 7. Running the sweep at scale"))
     assert command and "--engine atlas" in command.group(0) and "'[\"raw\", \"contract\"]'" in command.group(0)
     assert any("listed(styles" in c.source for c in _nb_at("11").cells if c.cell_type == "code")
 
@@ -971,7 +965,7 @@ CLAIMS_16 = [
     Claim(CH16, r"\*\*Went wrong\*\* \(task 9, trial 2\)", "around(9, 2)",
           shows=(r"(?m)^\+1\s+model calls\s+think\(", r"(?m)^\+3\s+model calls\s+book_reservation\(",
                  r"(?m)^\+4\s+tool error\s+Error: payment amount does not add up", "ended not correct")),
-    Claim(CH16, r"the loop signal above counts the failed calls", "signals = [s for s in loops",
+    Claim(CH16, r"[Tt]he loop signal above counts the failed calls", "signals = [s for s in loops",
           shows=(r"\('book_reservation', '\d+ identical failed calls'\)",)),
     Claim(CH16, r"The only argument its first retry changed was the number of bags", "retry = next(",
           shows=(r"(?m)^\{'total_baggages': \(\d+, \d+\)\}$",)),
@@ -1005,7 +999,20 @@ CLAIMS_16 = [
                                                                + rows["another tool"]) > sum(rows.values()))(
               {r[0]: int(r[1]) for r in _table(out.split("\n", 1)[1])})),
     Claim(CH16, r"The log made in this section's first cell ran both styles on the same tickets and seeds, so it pairs up",
-          "paired_table(mine)", shows=(r"(?m)^contract - raw +all +11 ", r"Data: simulated \(offline stand-in\)")),
+          "paired_style_rows(mine)", shows=(r"(?m)^contract - raw +all +11 ", r"Data: simulated \(offline stand-in\)",
+                                            r"simulated: the result is set by the assumed rates \(the stand-in's rules")),
+    Claim(CH16, r"That shows the dashboard working on a log with both sides; it is not a finding", "own_readings = read_by_rubric(",
+          shows=(r"simulated: the result is set by the assumed rates \(the stand-in's rules",)),
+    Claim(CH16, r"\*\*Another file, where some errors do name a step\.\*\*", "dojo_readings = read_by_rubric(",
+          holds=lambda out: (lambda rows: rows["next"][0] > 0 and rows["internals"][0] == 0 and rows["structure"][0] == 0)(
+              {r[0].split(":")[0]: (int(r[1]), int(r[2])) for r in _table(out)})),
+    Claim(CH16, r"The errors that name a step are mostly one kind", "pydantic = sum(",
+          holds=lambda out: (lambda m: m is not None and int(m[1]) == int(m[2]) and 2 * int(m[4]) > int(m[3]) > 0)(
+              re.search(r"(\d+) of the (\d+) texts fail the internals rule.* (\d+) name a next step, and (\d+) of "
+                        r"those are pydantic", out))),
+    Claim(CH16, r"Here both sides have episodes", "next_step_rows(split_dojo",
+          holds=lambda out: all(int(re.search(r"\((\d+)/(\d+)\)", _col(out, first, 1))[2]) > 0
+                                for first in ("at least one error named", "no error named"))),
     Claim(f"solutions/{CH16}", r"In all four, gpt-4o's next action took the branch the error called for",
           "mine = branches if", holds=lambda out: len(_table(out)) == 4 and all(r[1] == r[3] for r in _table(out))),
     Claim(f"solutions/{CH16}", r"Episodes c and d still ended not correct", "mine = branches if",
@@ -1031,3 +1038,29 @@ def test_ch16_every_model_behaviour_sentence_is_labelled_as_this_files_observati
     said = _said(CH16, "Every figure below is computed from this file")
     assert all(part in said for part in ("observation", "one model (gpt-4o)", "one domain (airline)"))
     assert "an observation of that file" in _said(CH16, "## Summary")
+
+
+# --- chapters 01, 11 and 16: the published transcripts' sizes, as the prose states them, are the data's ------------
+
+
+@pytest.mark.parametrize("number", ["01", "11", "16"])
+def test_the_published_transcripts_sizes_in_the_prose_are_the_shipped_data_s(number):
+    from atlas_kit.transcripts import agentdojo_runs, read_transcripts, tau_bench_airline
+
+    prose = _prose(_markdown(number))
+    dojo = read_transcripts([agentdojo_runs()]).episodes
+    tau = read_transcripts([tau_bench_airline()]).episodes
+    words = {2: "two", 3: "three", 4: "four"}
+    said = {  # each phrase, and what the data says in its place
+        r"(?<!other )\b(\d+) (?:real )?models (?:on|at once|did)\b": str(len({e.model for e in dojo})),
+        r"the other (\d+) models": str(len({e.model for e in dojo}) - 1),
+        r"(?:the same|models on) (\d+) tasks": str(len({e.task_id for e in dojo})),
+        r"(\d+) tasks, (?:four|\w+) trials each": str(len({e.task_id for e in tau})),
+        r"\d+ tasks, (\w+) trials each": words[len({e.trial for e in tau})],
+    }
+    found = 0
+    for pattern, truth in said.items():
+        for m in re.finditer(pattern, prose):
+            found += 1
+            assert m.group(1) == truth, f"chapter {number} says {m.group(0)!r}; the shipped data has {truth}"
+    assert found >= 2, f"chapter {number} no longer states the transcripts' sizes this test reads"

@@ -127,3 +127,112 @@ def test_no_rule_raises_on_any_text(text, code):
        st.text(max_size=60), st.text(max_size=60))
 def test_an_echo_is_found_wherever_the_value_stands(value, before, after):
     assert echoes(before + value + after, [value]) is not None
+
+
+# --- the claim reader (issue 51): what the words instruct and assert, not which words they use -----------------
+
+from atlas_kit.course.checks._claims import read  # noqa: E402
+from atlas_kit.course.checks._text import contradicts, contradicts_itself  # noqa: E402
+
+
+def acts(text, **options):
+    return [(r.act, r.customer) for r in read(text, **options)]
+
+
+@pytest.mark.parametrize("text, act", [
+    ("It is pointless to try again.", "no_retry"), ("Call the tool one more time.", "retry"),
+    ("Retrying will not help.", "no_retry"), ("There is no point in retrying.", "no_retry"),
+    ("Pick one of them instead of retrying.", "no_retry"), ("Give it another go.", "retry"),
+    ("Calling it again now would fail the same way.", "no_retry"), ("Resend the request shortly.", "retry"),
+    ("It would time out again.", "no_retry"), ("Have another go with the next number.", "retry"),
+])
+def test_a_retry_and_its_refusal_are_told_apart_by_what_they_say(text, act):
+    assert [a for a, _ in acts(text)] == [act], read(text)
+
+
+def test_the_customer_scope_runs_past_and_but_not_past_then():
+    assert sorted(acts("Tell the customer to try again later.")) == [("retry", True), ("tell", False)]
+    assert ("retry", True) in acts("Ask them to check the number and send it again.")
+    assert ("retry", False) in acts("Tell the customer, then call issue_refund one more time.")
+    assert all(theirs for act, theirs in acts("Please try again in an hour.", audience="customer") if act == "retry")
+
+
+def test_what_a_retry_changes_is_read_from_its_clause_and_its_sentence():
+    same, = read("Run the same query again.")
+    changed, = read("Change it and call the tool again.")
+    named, = read("Call query_warehouse again.", changes=("query_warehouse",))
+    plain, = read("Call it again.")
+    futile, = read("It would fail the same way.")
+    assert same.same and changed.changed and named.changed and not (plain.same or plain.changed)
+    assert futile.act == "no_retry" and futile.same
+
+
+def test_a_silence_is_whole_only_when_it_keeps_the_failure_back():
+    whole = ["Do not tell the customer.", "Keep this from the customer.", "Say nothing to the customer.",
+             "Do not mention this to the customer.", "Don't tell the customer anything."]
+    part = ["Do not tell the customer whose account it is.", "Say nothing to the customer about the id.",
+            "Do not mention the account id to the customer."]
+    for text in whole:
+        assert [(r.act, r.whole) for r in read(text)] == [("silence", True)], text
+    for text in part:
+        assert [(r.act, r.whole) for r in read(text)] == [("silence", False)], text
+    assert read("Don't tell the customer yet.")[0].later
+
+
+def test_a_dated_fact_is_no_claim_of_success_and_a_passive_claim_needs_no_subject():
+    assert claims_success("The payment was processed in March, so it is outside the window.") is None
+    assert claims_success("The invoice was paid on 2024-03-15.") is None
+    assert claims_success("Your report has been generated.") == "has been generated"
+    assert claims_success("Access was granted this once.") == "Access was granted"
+    assert claims_success("Your refund has been processed and will arrive in 5 to 10 days.")
+
+
+@pytest.mark.parametrize("texts, code, nxt, said", [
+    (("Call the tool one more time.",), ErrorCode.UPSTREAM_UNAVAILABLE, stop("Tell the customer."),
+     "invites another attempt ('Call the tool one more time'), but next is stop"),
+    (("Too many rows. Run the same query again.",), ErrorCode.INVALID_ARGUMENT, retry_changed("region", "Add region."),
+     "asks for the same call again"),
+    (("Calling it again can never work.",), ErrorCode.INVALID_ARGUMENT, retry_changed("region", "Add region."),
+     "says calling again is pointless"),
+    (("No such invoice.", "Keep quiet about it and retry the refund."), ErrorCode.NOT_FOUND,
+     switch_tool("list_invoices", "x"), "invites the failed call again with nothing changed ('retry')"),
+    (("The flight is full. Do not tell the customer.", "Tell the customer the flight is full."),
+     ErrorCode.LIMIT_EXCEEDED, stop("x"), "keeps the failure from the customer ('Do not tell the customer'"),
+    (("The flight is full, so a refund was issued.",), ErrorCode.LIMIT_EXCEEDED, stop("x"), "says 'refund was issued'"),
+    (("Outside the window. Do not tell the customer anything.", "Tell the customer the window has passed."),
+     ErrorCode.LIMIT_EXCEEDED, stop("x"), "keeps the failure from the customer"),
+])
+def test_a_contradiction_is_said_with_the_words_it_rests_on(texts, code, nxt, said):
+    found = contradicts(texts, code=code, nxt=nxt)
+    assert found is not None and said in found, found
+
+
+@pytest.mark.parametrize("texts, code, nxt", [
+    (("The service is busy and did not answer. It is pointless to try again.",), ErrorCode.UPSTREAM_UNAVAILABLE,
+     stop("Tell the customer to write again later.")),
+    (("Do not run the same query unchanged; narrow date_to and call again.",), ErrorCode.INVALID_ARGUMENT,
+     retry_changed("date_to", "Shorten the range.")),
+    (("No such invoice; list the invoices, then call issue_refund again on the right one.",), ErrorCode.NOT_FOUND,
+     switch_tool("list_invoices", "x")),
+    (("Too broad. Split it by region; you need not tell the customer anything yet.",), ErrorCode.INVALID_ARGUMENT,
+     retry_changed("region", "One call per region.")),
+    (("That account is not this customer's. Do not tell the customer whose it is.",), ErrorCode.NOT_PERMITTED,
+     stop("Tell the customer you cannot open it.")),
+])
+def test_words_that_agree_with_their_structure_contradict_nothing(texts, code, nxt):
+    assert contradicts(texts, code=code, nxt=nxt) is None
+
+
+def test_words_for_no_failure_are_judged_against_themselves_only():
+    assert "choose one" in contradicts_itself(("Do not call again; call again to get the rest.",))
+    assert "choose one" in contradicts_itself(("There is no point trying again, so please try again in an hour.",),
+                                              audience="customer")
+    assert contradicts_itself(("Trying again now won't help; please try again tomorrow.",), audience="customer") is None
+    assert contradicts_itself(("Call again; if it is still short, tell the customer.",)) is None
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(max_size=300))
+def test_the_reader_never_raises_and_quotes_only_words_of_the_text(text):
+    for reading in (*read(text), *read(text, audience="customer")):
+        assert reading.words and reading.words.lower() in text.lower()

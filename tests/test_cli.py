@@ -20,7 +20,12 @@ def test_course_runs_the_chapters_it_finds_and_names_a_missing_folder(tmp_path, 
     with pytest.raises(SystemExit) as bad:
         main(["course", "--jobs", "0", "--chapters", str(src), "--out", str(tmp_path / "out")])
     assert bad.value.code == 2 and "'0' is not accepted; give a whole number of at least 1." in capsys.readouterr().err
-    assert main(["course", "--chapters", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
+    with pytest.raises(SystemExit) as missing:
+        main(["course", "--chapters", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")])
+    assert missing.value.code == 2 and "argument --chapters: " in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["course", "--chapters", str(empty), "--out", str(tmp_path / "out")]) == 2
     assert "No chapter notebooks" in capsys.readouterr().err
 
 

@@ -154,3 +154,48 @@ def test_schema_rejects_a_retryable_that_contradicts_the_code():
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, E.error_schema())
     assert E.CONTRACT_VERSION in E.error_schema()["$id"]
+
+
+# --- the refusal list: a class name before its message, and tenant ids --------------------------------------------
+
+@pytest.mark.parametrize("message, kind", [
+    ("ValueError: amount must be positive.", "an exception class"),
+    ("KeyError: 'account_id'", "an exception class"),
+    ("StopIteration: no more pages.", "an exception class"),
+    ("NoSuchKey: The specified key does not exist.", "an exception class"),
+    ("DoesNotExist: Order matching query does not exist.", "an exception class"),
+    ("ReadTimeout: the read timed out.", "an exception class"),
+    ("The call raised requests.exceptions.Timeout: try later.", "an exception class"),
+    ("KeyboardInterrupt", "an exception class"),
+    ("Tenant 9312 has no such order.", "a tenant's id"),
+    ("tenant_id=acme-prod is locked.", "a tenant's id"),
+    ("The tenant acme-42 is over its quota.", "a tenant's id"),
+    ("That order belongs to tenant: globex.", "a tenant's id"),
+    ("Workspace wrkspc_01ab93 owns it.", "a tenant's id"),
+    ("The orgId on the record does not match.", "a tenant's id"),
+])
+def test_the_builder_refuses_a_class_name_before_its_message_and_a_tenant_id_naming_what_it_found(message, kind):
+    with pytest.raises(ValueError, match="contains internals") as refused:
+        E.tool_error("t", "upstream_unavailable", message)
+    assert f"({kind})" in str(refused.value) and message not in str(refused.value)  # said, never echoed
+    with pytest.raises(ValueError, match="contains internals"):
+        E.stop(message)
+
+
+@pytest.mark.parametrize("fine", [
+    "Note: the order shipped on 2026-10-02.", "Warning: a refund cannot be undone.", "Error: no order has that id.",
+    "The tenant boundary keeps other customers' accounts out of reach.", "Account ACC-4471 has no unpaid invoices.",
+    "Tell the customer the refund is on its way.",
+])
+def test_plain_words_before_a_colon_and_the_word_tenant_alone_still_pass(fine):
+    assert E.tool_error("t", "not_found", fine).message == fine
+
+
+def test_the_limits_of_pattern_matching_are_written_where_the_builder_is():
+    import inspect
+
+    from atlas_kit.contract import errors
+
+    source = inspect.getsource(errors)
+    assert "What patterns cannot know." in source and '"tenant acme"' in source and "password swordfish" in source
+    assert E.tool_error("t", "not_found", "That belongs to tenant acme.").message  # the limit, as written

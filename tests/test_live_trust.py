@@ -480,3 +480,37 @@ def test_the_no_price_note_is_given_once_per_process(live):
     first, second = (run_agent(client, task(Counter()), model=model) for _ in range(2))
     assert any("No price is listed for claude-unlisted-test-model" in n for n in first.notes)
     assert second.notes == []
+
+
+# --- a tool_use whose input is not an object ------------------------------------------------------------------
+
+
+class StrictAPI:
+    """The Messages API's rule for what a request may carry back: a tool_use block's `input` is an object (the
+    SDK's ToolUseBlockParam types it `Dict[str, object]`); a request that breaks it is refused with a 400."""
+
+    def __init__(self, answers) -> None:
+        self.script = ScriptedAPI(answers)
+
+    def __call__(self, body):
+        for i, message in enumerate(body["messages"]):
+            for j, block in enumerate(message["content"] if isinstance(message["content"], list) else []):
+                if block.get("type") == "tool_use" and not isinstance(block.get("input"), dict):
+                    raise APIFault(400, f"messages.{i}.content.{j}.tool_use.input: Input should be a valid dictionary")
+        return self.script(body)
+
+
+def test_a_string_tool_input_is_answered_invalid_argument_and_goes_back_as_an_object_the_api_accepts(live):
+    counter = Counter()
+    string_input = message_body([{"type": "tool_use", "id": "toolu_s", "name": "cancel_order", "input": "ORD-1"}],
+                                model=MODEL, stop_reason="tool_use", usage=USAGE)
+    api = StrictAPI([string_input, use(2), text()])
+    server = live(api)
+    run = run_agent(choose_model(MODEL).client, task(counter), model=MODEL)
+    assert run.stop_reason == "finished" and run.api_failure is None and len(server.messages) == 3
+    assert counter.ran == [{"order_id": "ORD-1"}]  # only the corrected call ran
+    sent_back = api.script.requests[1]["messages"][1]["content"][0]
+    assert sent_back == {"type": "tool_use", "id": "toolu_s", "name": "cancel_order", "input": {}}
+    answered = api.script.requests[1]["messages"][2]["content"][0]
+    assert answered["tool_use_id"] == "toolu_s" and json.loads(answered["content"])["error"] == "invalid_argument"
+    assert run.trace.of_kind("call")[0]["args"] == '"ORD-1"'  # the call as the model wrote it stays in the trace

@@ -9,6 +9,8 @@ server's shapes. The server runs with --temp 0 and a fixed seed, so its answers 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -20,6 +22,7 @@ from atlas_kit.cli import main
 from atlas_kit.models.choose import choose_model
 from atlas_kit.models.provider import ProviderError
 
+ROOT = Path(__file__).resolve().parent.parent
 CONTEXT = 4096
 SAMPLING = ("--temp", "0", "--seed", "0")
 
@@ -79,14 +82,37 @@ def test_an_episode_records_the_whole_prompt_including_what_the_cache_read(serve
 
 
 def test_a_model_that_never_finishes_a_turn_is_stopped_in_one_line(server, tmp_path, capsys):
+    # One ticket's trials: the same first request, so the server reads the long Atlas prompt once and then finds it
+    # in its cache (each ticket's system prompt names its customer).
     code = main(["experiment", "--model", f"llamacpp:{MODEL_ALIAS}", "--base-url", server, "--styles", "contract",
-                 "--faults", "on", "--tickets", "T01,T04,T05,T06", "--trials", "1", "--max-tokens", "4",
+                 "--faults", "on", "--tickets", "T01", "--trials", "4", "--max-tokens", "4",
                  "--no-progress", "--no-charts", "--out", str(tmp_path)])
     err = capsys.readouterr().err.strip().splitlines()
     records = [json.loads(line) for line in (tmp_path / "experiment.jsonl").read_text().splitlines()]
     assert code == 2 and "cannot finish a turn" in err[-1] and "Traceback" not in "\n".join(err), err
     assert [r["stop_reason"] for r in records] == ["truncated", "truncated"]
     assert all(r["source"].startswith(f"live (local: {MODEL_ALIAS} via llama.cpp") for r in records)
+
+
+def test_chapter_01_runs_on_the_real_server_and_says_what_this_model_did(server, tmp_path, monkeypatch, kernel_name):
+    # Right after the sweep above: its Atlas prompt (the same customer's) is still in the server's cache.
+    papermill = pytest.importorskip("papermill")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("ATLAS_BASE_URL", server)
+    chapter = ROOT / "chapters" / "01_an_error_is_a_prompt.ipynb"
+    papermill.execute_notebook(str(chapter), str(tmp_path / chapter.name), cwd=str(chapter.parent),
+                               parameters={"model": f"llamacpp:{MODEL_ALIAS}", "max_tokens": 4},
+                               kernel_name=kernel_name, progress_bar=False, engine_name="atlas",
+                               request_save_on_cell_execute=False)
+    ran = json.loads((tmp_path / chapter.name).read_text())
+    shown = "\n".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/markdown", ""))
+                      for c in ran["cells"] for o in c.get("outputs", []))
+    assert f"live (local: {MODEL_ALIAS} via llama.cpp" in shown and "simulated" not in shown.split("This run")[1][:200]
+    # the prose about this run is computed from it: whatever the model did, its count and stop reasons are stated
+    said = re.search(r"This run\*\*, live \(local: [^)]*\): (\d) of 4 wordings ended correct\. Stop reasons: ([^.]*)\.",
+                     shown)
+    assert said is not None, "chapter 01 should state this run's outcome"
+    assert "The sweep stopped (runaway)" in shown or re.search(r"\n\d+ episodes\n", shown)
 
 
 # --- the fake against the real server -----------------------------------------------------------------------

@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import measure_checks  # noqa: E402
 
 HOLDOUT = ROOT / "tests" / "data" / "check_wording_holdout.json"
+CLAIMS = ROOT / "tests" / "data" / "check_claims_holdout.json"  # issue 51: written before the claim reader
 
 
 @lru_cache(maxsize=None)
@@ -32,7 +33,7 @@ def test_every_wording_exercise_has_five_paraphrases_and_five_wrong_answers():
     assert all(right >= 5 and wrong >= 5 for right, wrong in counts.values()), counts
 
 
-@pytest.mark.parametrize("path", [measure_checks.DATA, HOLDOUT], ids=["set", "holdout"])
+@pytest.mark.parametrize("path", [measure_checks.DATA, HOLDOUT, CLAIMS], ids=["set", "holdout", "claims"])
 def test_no_correct_paraphrase_is_rejected(path):
     rejected = [(o.answer, o.feedback.message) for o in outcomes(path) if o.false_reject]
     assert not rejected, rejected
@@ -47,6 +48,23 @@ def test_on_the_holdout_only_the_known_wrong_answers_are_accepted():
     accepted = {o.answer.get("message", "") for o in outcomes(HOLDOUT) if o.false_accept}
     known = {o.answer.get("message", "") for o in outcomes(HOLDOUT) if "known" in o.answer}
     assert accepted == known
+
+
+def test_on_the_claims_holdout_every_contradiction_and_false_success_is_refused_as_one():
+    """Each wrong answer of the claims holdout contradicts itself or its structure, or announces a success the error
+    refused: every one is refused, and the feedback says it judged a contradiction."""
+    wrong = [o for o in outcomes(CLAIMS) if o.answer["expect"] == "wrong"]
+    assert len(wrong) >= 50 and {o.answer["claim"] for o in wrong} >= {"retry_stop", "retry_same", "retry_pointless",
+                                                                         "silent_tell", "false_success"}
+    missed = [(o.answer, o.feedback.message) for o in wrong if not o.feedback.message.startswith("Contradiction: ")]
+    assert not missed, missed
+
+
+def test_every_free_text_exercise_is_in_the_claims_holdout_with_right_and_wrong_answers():
+    counts = {key: [0, 0] for key in measure_checks.BUILD}
+    for o in outcomes(CLAIMS):
+        counts[o.answer["exercise"]][o.answer["expect"] == "wrong"] += 1
+    assert all(right >= 2 and wrong >= 2 for right, wrong in counts.values()), counts
 
 
 def test_a_wrong_idea_that_passes_is_passed_as_not_judged_with_the_reference():

@@ -27,5 +27,5 @@ def test_the_readers_it_wraps_answer_as_before_on_a_repeated_text() -> None:
     first = claims(answer)
     first.append(first[0])  # the caller's list is its own: changing it changes nothing remembered
     assert claims(answer) == first[:-1] and len(first) > 1
-    assert redact("key api_key=abcd1234efgh") == "key [redacted]" == redact("key api_key=abcd1234efgh")
+    assert redact("key api_key=abcd1234efgh") == "key api_key=[redacted]" == redact("key api_key=abcd1234efgh")
     assert looks_secret("password: hunter22") and not looks_secret("ACC-4471")

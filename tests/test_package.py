@@ -227,5 +227,5 @@ def test_the_house_meets_issue_28s_targets():
     house = _house()
     found = house.count(PKG)
     print(house.report(found))
-    over = {name: value for name, value in found.figures().items() if value > house.TARGETS[name]}
+    over = {name: value for name, value in found.figures().items() if value > house.TARGETS.get(name, value)}
     assert not over, f"over issue 28's targets: {over} (python scripts/house.py lists them)"

@@ -87,13 +87,59 @@ def test_the_canary_is_found_inside_a_json_body_as_well():
     assert status(body, "echo", canary=CANARY) == "fail"
 
 
-def test_echo_ignores_the_tools_own_words_and_short_values():
-    # The enum's words are in the tool's definition already; a short id carries no instruction.
+def test_echo_ignores_the_tools_own_words_and_values_under_three_characters():
+    # The enum's words are in the tool's definition already; two characters carry no instruction.
     schema = {"properties": {"style": {"enum": ["conversational", "formal"]}}}
     text = "Argument style must be one of: conversational, formal."
     assert status(text, "echo", arguments={"style": "conversational!!"}, schema=schema) == "pass"
-    assert status("Account ACC-4471 is closed.", "echo", arguments={"id": "ACC-4471"}) == "n/a"
-    assert len("ACC-4471") < ECHO_MIN_CHARS
+    assert status("Unknown country xx.", "echo", arguments={"country": "xx"}, short_echoes=True) == "n/a"
+    assert len("xx") < ECHO_MIN_CHARS == 3
+    assert status("Style formal is not allowed here.", "echo", arguments={"style": "formal"}, schema=schema,
+                  short_echoes=True) == "pass"
+
+
+@pytest.mark.parametrize("text, arguments", [
+    ("Account ACC-4471 is closed.", {"id": "ACC-4471"}),  # issue 51: under the old 12-character threshold
+    ("Invalid branch type: weird", {"branch_type": "weird", "name": "main"}),
+    ("customer_id must be a UUID, got cust_882", {"customer_id": "cust_882"}),  # chapter 08's example
+    ("No weather station for PARIS.", {"city": "paris"}),  # a word, whatever its case
+    ("Refund of 65000 cents is over the limit.", {"amount_cents": 65000}),  # a number
+    ("No order ORD-77120 on account ACC-4471.", {"order_id": "ORD-77120", "note": "x" * 300}),  # another argument
+    ("limit\n  Input should be greater than or equal to 1 [type=greater_than_equal, input_value=0, input_type=int]",
+     {"limit": 0}),  # pydantic's input_value, of any length
+    ("count\n  Input should be a valid integer [type=int_parsing, input_value='ten', input_type=str]", {"count": "ten"}),
+])
+def test_every_value_of_three_characters_or_more_is_looked_for_where_every_value_is_unvalidated(text, arguments):
+    assert status(text, "echo", arguments=arguments, short_echoes=True) == "fail", \
+        judge(text, arguments=arguments, short_echoes=True).verdict("echo").reason
+    if "input_value" not in text:  # elsewhere a short value may be an id the tool found (chapter 08): not looked for
+        assert status(text, "echo", arguments=arguments) != "fail"
+
+
+@pytest.mark.parametrize("text, arguments", [
+    ("Order ORD-771200 was not found.", {"order_id": "ORD-77120"}),  # inside a longer token: not the value
+    ("Argument note must be at most 200 characters.", {"note": "x" * 300}),
+    ("Argument limit must be at most 500.", {"limit": 501}),
+])
+def test_a_value_that_does_not_come_back_passes(text, arguments):
+    assert status(text, "echo", arguments=arguments, short_echoes=True) == "pass"
+
+
+@pytest.mark.parametrize("text, arguments, schema, verdict", [
+    ("ENOENT: no such file or directory, open '/srv/ws/reports/q3.txt'", {"path": "reports/q3.txt"}, None, "pass"),
+    ("Failed to fetch https://example.com/x: 404 Not Found", {"url": "https://example.com/x"}, None, "pass"),
+    ("Failed to fetch https://example.com/x: 404 Not Found", {"page": "https://example.com/x"},
+     {"properties": {"page": {"type": "string", "format": "uri"}}}, "pass"),
+    ("Invalid timezone: [Errno 2] No such file: '/usr/share/zoneinfo/Mars/Base'", {"timezone": "Mars/Base"}, None, "fail"),
+    ("ENOENT: no such file or directory, open '/srv/ws/other.txt'", {"path": "reports/q3.txt"}, None, "fail"),
+    ("connect ECONNREFUSED 10.0.3.7:5432", {"path": "a.txt"}, None, "fail"),
+    ("Failed to fetch https://example.com/: [Errno -3] Temporary failure in name resolution",
+     {"url": "https://example.com/"}, None, "fail"),
+    ("Cannot read notes.txt (config at /etc/mcp/fs.json)", {"path": "notes.txt"}, None, "fail"),
+])
+def test_a_path_or_url_the_caller_gave_is_no_internal_and_the_servers_own_is(text, arguments, schema, verdict):
+    assert status(text, "internals", arguments=arguments, schema=schema) == verdict, \
+        judge(text, arguments=arguments, schema=schema).verdict("internals").reason
 
 
 def test_a_contract_body_that_contradicts_its_code_fails():

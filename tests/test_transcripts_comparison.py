@@ -114,3 +114,50 @@ def test_a_task_run_under_two_conditions_with_one_trial_number_is_not_its_trials
     assert (one.value, one.tasks, one.mixed, one.left_out) == (0.5, 1, 1, 1)
     assert (two.value, two.tasks) == (0.0, 1)
     assert pass_hat_k(styles) == []
+
+
+def test_the_task_split_across_models_holds_one_source_s_tasks_fixed_whoever_ran_them():
+    from atlas_kit.transcripts import task_split, task_split_rows
+
+    episodes = [ep("a", "t1", errors=1, correct=False), ep("b", "t1", errors=0, correct=False),
+                ep("b", "t2", errors=0, correct=True), ep("c", "t1", errors=0, correct=True),
+                ep("c", "t2", errors=0, correct=True), ep("c", "t1", errors=0, correct=True, file="other")]
+    per_model = task_split(episodes)  # one run per model and task: no model has another trial to compare
+    assert (per_model.same_tasks.n, per_model.other_tasks.n) == (0, 5)
+    across = task_split(episodes, across_models=True)
+    assert (across.with_error.successes, across.with_error.n) == (0, 1)
+    assert (across.same_tasks.successes, across.same_tasks.n) == (1, 2)  # b and c on t1 of "runs"; not "other"'s t1
+    assert (across.other_tasks.successes, across.other_tasks.n) == (3, 3)
+    rows = task_split_rows(across, caption="c", across_models=True)
+    assert [r[0] for r in rows.rows][1:] == ["no error, on tasks where another run met one",
+                                              "no error, on tasks no model's run met one on"]
+    assert "another trial" in task_split_rows(per_model, caption="c").rows[1][0]
+
+
+def test_agentdojo_s_tasks_that_met_an_error_in_some_run_went_worse_without_one_too():
+    from atlas_kit.transcripts import task_split
+
+    split = task_split(dojo().episodes, across_models=True)
+    hit_tasks = {(e.file, e.task_id) for e in dojo().episodes if any(isinstance(t, ToolResult) and t.is_error
+                                                                       for t in e.turns)}
+    clean = [e for e in dojo().episodes if not any(isinstance(t, ToolResult) and t.is_error for t in e.turns)]
+    same = [e for e in clean if (e.file, e.task_id) in hit_tasks]
+    assert (split.with_error.n, split.same_tasks.n, split.other_tasks.n) == (210, len(same), len(clean) - len(same))
+    assert split.same_tasks.successes == sum(bool(e.outcome.correct) for e in same)
+    assert split.same_tasks.rate < split.other_tasks.rate
+
+
+def test_each_common_error_text_comes_with_the_next_moves_that_followed_it():
+    from atlas_kit.transcripts import error_groups
+    from atlas_kit.transcripts.comparison import group_action_rows
+
+    events = error_events(dojo().episodes)
+    rows = group_action_rows(error_groups(events), events, caption="c", top=3)
+    assert rows.columns[:3] == ["an error text as a model read it", "errors", "models"] and len(rows.rows) == 3
+    for text, errors, models, *moves in rows.rows:
+        assert sum(moves) == errors and 1 <= models <= 21 and text in {e.text for e in events}
+    first = rows.rows[0]
+    same = [e for e in events if e.masked == error_groups(events)[0].masked]
+    assert first[1] == len(same) and first[2] == len({e.model for e in same})
+    assert first[3:] == [sum(e.next.action == a for e in same) for a in
+                         ("identical_retry", "changed_arguments", "other_tool", "reply", "end")]

@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Mapping, Protocol, Sequence, TypeVar, Union
 
+from .claims import Action, claims
 from .data import World
 from .ledger import IssuedRefund, OpenedEscalation, OrderChange, StockField
 from ..types import JSONObject
 from ..types.memo import text_memo
 
-__all__ = ["Call", "Change", "Escalation", "Fact", "Lookup", "Outcome", "Refund", "Script", "call", "differences",
-           "mentions", "shown"]
+__all__ = ["Call", "Change", "Escalation", "Fact", "Lookup", "NotMade", "Outcome", "Refund", "Script", "call",
+           "differences", "mentions", "shown"]
 
 
 @dataclass(frozen=True)
@@ -78,15 +79,27 @@ class Lookup:
         return f"{found[self.field]:,}"
 
 
+@dataclass(frozen=True)
+class NotMade:
+    """What a `tell` asks to pass on when it is a change that did not happen: the answer must say the change was not
+    made, or may not have been (claims.py reads it), not merely use a failure word about something else."""
+
+    action: Action
+
+    def told(self, text: str) -> bool:
+        return any(c.action == self.action and c.said in ("not_done", "unknown") for c in claims(text))
+
+
 # A fact is a phrase the answer must contain, a Lookup, or a tuple of acceptable alternatives of either kind.
 Fact = Union[str, Lookup, tuple[Union[str, Lookup], ...]]
 
 
-def mentions(text: str, fact: Fact, world: World) -> bool:
-    """True when `text` states `fact`: case-insensitive, and '1,234' equals '1234'."""
-    options = (fact,) if isinstance(fact, (str, Lookup)) else fact
+def mentions(text: str, fact: Fact | NotMade, world: World) -> bool:
+    """True when `text` states `fact`: case-insensitive, and '1,234' equals '1234'; a NotMade when a claim says so."""
+    options: tuple[str | Lookup | NotMade, ...] = (fact,) if isinstance(fact, (str, Lookup, NotMade)) else fact
     flat = _plain(text)
-    return any(_plain(o.resolve(world) if isinstance(o, Lookup) else o) in flat for o in options)
+    return any(o.told(text) if isinstance(o, NotMade) else
+               _plain(o.resolve(world) if isinstance(o, Lookup) else o) in flat for o in options)
 
 
 @text_memo  # an answer is checked against each of its ticket's facts, and answers repeat over a sweep
@@ -102,8 +115,8 @@ class Outcome:
     optional: escalations allowed but not required (an offer to hand over after an outage).
     facts: what the final answer must state.
     tell: what the answer must pass on to the customer because an error on the ticket's path asks for it (its
-        `say`: the cap, that the order shipped, to check the number, the offer of a person). Each entry is a
-        phrase or a tuple of alternative phrases, and every entry must be stated.
+        `say`: the cap, that the order shipped, to check the number, the offer of a person, that a hand-off was not
+        made). Each entry is a phrase, a NotMade, or a tuple of alternatives, and every entry must be stated.
     codes, branches: the error codes and branches the ticket's failures select, in order.
     stops: the right end is to stop and tell the customer, not to complete the request.
     """
@@ -113,7 +126,7 @@ class Outcome:
     escalations: tuple[Escalation, ...] = ()
     optional: tuple[Escalation, ...] = ()
     facts: tuple[Fact, ...] = ()
-    tell: tuple[str | tuple[str, ...], ...] = ()
+    tell: tuple[str | NotMade | tuple[str, ...], ...] = ()
     codes: tuple[str, ...] = ()
     branches: tuple[str, ...] = ()
     stops: bool = False
@@ -176,6 +189,9 @@ def shown(item: object) -> str:
     """An expected fact, phrase or effect as a reason shows it: a phrase quoted, alternatives joined by "or"."""
     if isinstance(item, str):
         return repr(item)
+    if isinstance(item, NotMade):
+        return {"refund": "that the refund", "order": "that the order change",
+                "escalation": "that the hand-off to a person"}[item.action] + " was not made, or may not have been"
     if isinstance(item, tuple):
         joined = " or ".join(repr(x) for x in item[:8])
         return joined if len(item) <= 8 else f"{joined} (or one of {len(item) - 8} more phrases)"

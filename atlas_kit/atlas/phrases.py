@@ -6,7 +6,8 @@ one of the words about something else passes. Used by tickets.py; taught in chap
 """
 from __future__ import annotations
 
-__all__ = ["ANOTHER_CUSTOMER", "CAP", "CHECK", "DELETED", "DOWN", "NO_ACCOUNT", "PERSON", "SHIPPED", "WINDOW", "ZERO"]
+__all__ = ["ANOTHER_CUSTOMER", "CAP", "CHECK", "DELETED", "DOWN", "LATER", "NO_ACCOUNT", "PERSON", "SHIPPED", "WINDOW",
+           "ZERO"]
 
 ZERO = ("$0.00", "no unpaid invoices", "zero balance", "balance is zero", "nothing is owed", "owe nothing")
 # What a `tell` asks the answer to pass on, each a set of alternative phrases (Outcome.tell requires every entry).
@@ -35,5 +36,8 @@ NO_ACCOUNT = ("couldn't find", "could not find", "can't find", "cannot find", "n
               "doesn't exist", "does not exist", "no record", "no such", "couldn't locate", "unable to find",
               "not able to find", "didn't find", "no match", "don't see", "do not see", "can't see",
               "not in our system", "isn't in our system", "no trace")
+# To come back later: what a give-up asks the customer to do when not even a person could take the case.
+LATER = ("later", "write again", "try again", "ask again", "get back to us", "contact us again", "hear nothing",
+         "don't hear", "do not hear", "check back", "tomorrow", "in a while")
 CHECK = ("check", "confirm", "verify", "typo", "correct number", "right number", "send it again", "resend",
          "re-send", "look again", "make sure")

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .faults import Fault, always
-from .outcome import Call, Change, Escalation, Fact, Lookup, Outcome, Refund, Script, call
-from .phrases import (ANOTHER_CUSTOMER, CAP, CHECK, DELETED, DOWN, NO_ACCOUNT, PERSON, SHIPPED, WINDOW,  # noqa: F401
-                      ZERO)
+from .outcome import Call, Change, Escalation, Fact, Lookup, NotMade, Outcome, Refund, Script, call
+from .phrases import (ANOTHER_CUSTOMER, CAP, CHECK, DELETED, DOWN, LATER, NO_ACCOUNT, PERSON, SHIPPED,  # noqa: F401
+                      WINDOW, ZERO)
 from .silent import CAVEATS, STALE_AS_OF, ImplicitKind
 from ..types.exceptions import AtlasKitKeyError
 
@@ -134,8 +134,9 @@ _ALL = (
            faults=(Fault("list_invoices", "timeout"),)),
     Ticket("T14", "Large refund while escalation is down", "stark",
            "Please refund invoice INV-20470 on ACC-8815 in full ($2,400.00). The annual licence was bought by mistake.",
-           Outcome(facts=("INV-20470",), tell=(DOWN, PERSON), codes=("limit_exceeded", "upstream_unavailable"),
-                   branches=("switch_tool", "stop"), stops=True),
+           # What the hand-off's error asks to pass on: it did not reach a person, and to write again later.
+           Outcome(facts=("INV-20470",), tell=(NotMade("escalation"), LATER),
+                   codes=("limit_exceeded", "upstream_unavailable"), branches=("switch_tool", "stop"), stops=True),
            Script((_refund("INV-20470", 240000, "Annual licence bought by mistake."),
                    call("escalate_to_human", account_id="ACC-8815", queue="billing_refunds",
                         reason="Full refund of $2,400.00 on INV-20470: annual licence bought by mistake.")),

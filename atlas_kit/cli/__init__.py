@@ -1,33 +1,38 @@
 """The `atlas-kit` command: run the course offline, and run experiments into a results folder.
 
 Argument parsing and printing only; the work lives in experiments, metrics and charts. This file builds the
-parser; each command's handler has its module (course, experiment, mcp, grade) and args.py the shared types.
+parser and runs a command; each command's handler has its module (course, experiment, mcp, grade, transcripts,
+audit), args.py the parser class and shared types, paths.py the check of where a command writes.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 import warnings
-from pathlib import Path
 from typing import TextIO
 
+from ..types.exceptions import AtlasKitError
 from ..types.sets import MAX_EPISODES
-from .args import (ON_OFF, STYLE_NAMES, Commands, _cassette, _csv, _dollars, _name, _positive, _preset_name,
-    _profile, _seed, _tickets)
+from .args import (ON_OFF, STYLE_NAMES, Commands, Parser, _cassette, _csv, _dollars, _model, _name, _one_line,
+    _path, _plain, _positive, _preset_name, _profile, _seed, _tickets, refuse, unprintable_argument)
 from .audit import add_audit_parser
 from .course import add_course_parser
 from .experiment import experiment_command
 from .grade import add_grade_parser
 from .mcp import add_mcp_parser
+from .paths import output_argument, output_problem
 from .transcripts import add_transcripts
 
 __all__ = ["main"]
 
+COMMANDS = ("course", "experiment", "mcp", "grade", "transcripts", "audit")
+
 
 def build_parser() -> argparse.ArgumentParser:
-    """The `atlas-kit` parser: one subcommand per command, each added beside its handler."""
-    parser = argparse.ArgumentParser(prog="atlas-kit", description=__doc__.splitlines()[0],
-                                     epilog="Run `atlas-kit COMMAND --help` for a command's options.")
+    """The `atlas-kit` parser: one subcommand per command, each added beside its handler. Every error it or a
+    command's parser finds is one line and exit 2 (args.Parser)."""
+    parser = Parser(prog="atlas-kit", description=__doc__.splitlines()[0],
+                    epilog="Run `atlas-kit COMMAND --help` for a command's options.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_course_parser(sub)
     _add_experiment_parser(sub)
@@ -60,12 +65,12 @@ def _add_experiment_parser(sub: Commands) -> None:
 def _experiment_conditions(exp: argparse.ArgumentParser) -> None:
     """The experiment options that say what runs and where the results go: the model, the styles, the trials and
     seeds, the folder and name, the tickets and the faults (in the order --help lists them)."""
-    exp.add_argument("--model", default="offline", metavar="NAME",
+    exp.add_argument("--model", type=_model, default=None, metavar="NAME",
                      help="'offline' (default): the rule-based stand-in, results labelled simulated; a local model, "
                           "free and with no key: ollama:qwen3:4b (Ollama) or llamacpp:NAME (llama-server); or a Claude "
                           "model, which needs ANTHROPIC_API_KEY (without it the stand-in answers instead, and the "
                           "results say simulated)")
-    exp.add_argument("--base-url", default=None, metavar="URL",
+    exp.add_argument("--base-url", type=_plain, default=None, metavar="URL",
                      help="where a local server listens, if not at its default (Ollama http://localhost:11434, "
                           "llama-server http://localhost:8080; ATLAS_BASE_URL sets it too); with a model name and no "
                           "prefix, any Anthropic-compatible server at URL (it never gets a key)")
@@ -78,9 +83,9 @@ def _experiment_conditions(exp: argparse.ArgumentParser) -> None:
                           "allows")
     exp.add_argument("--first-seed", type=_seed, default=0, metavar="FIRST_SEED",
                      help="the seed of trial 0 (default: 0)")
-    exp.add_argument("--out", type=Path, default=Path("results"), metavar="DIR",
-                     help="folder for NAME.jsonl and the charts (default: results)")
-    exp.add_argument("--name", type=_name, default="experiment", help="experiment name, a plain file name: the "
+    output_argument(exp, "--out", kind="folder", default="results", metavar="DIR",
+                    help="folder for NAME.jsonl and the charts (default: results)")
+    exp.add_argument("--name", type=_name, default=None, help="experiment name, a plain file name: the "
                      "files are OUT/NAME.jsonl and OUT/NAME_<chart>.png (default: experiment)")
     exp.add_argument("--tickets", type=_tickets, default=None, metavar="LIST",
                      help="ticket ids, comma-separated, e.g. T01,T04; T28 to T39 are chapter 14's implicit-failure "
@@ -106,10 +111,11 @@ def _experiment_how(exp: argparse.ArgumentParser) -> None:
                           "that retry on a local server)")
     exp.add_argument("--cassette", type=_cassette, default=None, metavar="PATH",
                      help="replay a recorded cassette instead of calling a model: no key, no network")
-    exp.add_argument("--record", type=Path, default=None, metavar="PATH",
-                     help="with a live model: record every call to this cassette, for replaying in class; the path "
-                          "is tried before anything is sent, and the calls are also kept beside the results "
-                          "(NAME.jsonl.tape), so a rerun writes the whole cassette, whichever run made them")
+    exp.add_argument("--record", type=_path, default=None, metavar="PATH",  # its own checks: experiments/recording.py
+                     help="with a live model: record every call to this cassette, for replaying in class; a cassette "
+                          "already there is added to, never shrunk or replaced; the path is tried before anything is "
+                          "sent, and the calls are also kept beside the results (NAME.jsonl.tape), so a rerun writes "
+                          "the whole cassette, whichever run made them")
     exp.add_argument("--budget", type=_dollars, default=None, metavar="USD",
                      help="live only: a total for the results file, in US dollars: what its episodes already cost "
                           "plus this run. The sweep stops cleanly once the total is spent (exit 3) and is refused once "
@@ -140,8 +146,27 @@ def _note(message: Warning | str, category: type[Warning], filename: str, lineno
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`atlas-kit`: parse the command line, run the command, and return its exit status."""
-    args = build_parser().parse_args(argv)
+    """`atlas-kit`: parse the command line, check where it writes, run the command, and return its exit status.
+
+    Bad input is one line on stderr and exit 2 (SystemExit(2) from the parser, or 2 returned), never a traceback:
+    a value the parser refuses, an output that cannot be written, or an atlas_kit error or OSError a command raises
+    for what it was given. Anything else is a bug, and keeps its traceback."""
+    parser = build_parser()
+    given = sys.argv[1:] if argv is None else argv
+    prog = f"atlas-kit {given[0]}" if given and given[0] in COMMANDS else "atlas-kit"
+    hidden = unprintable_argument(given)
+    if hidden:  # before parsing: argparse would echo it in some of its own messages
+        refuse(prog, hidden)
+    try:
+        args, extra = parser.parse_known_args(given)
+    except OSError as err:  # a type that looked a path up: a name too long for the file system
+        refuse(prog, f"{_one_line(err)}; give another path.")
+    if extra:  # said by the command's name, so the line points at the --help that lists its options
+        refuse(f"atlas-kit {args.command}", f"unrecognized arguments: {' '.join(extra)}")
+    problem = output_problem(args)
+    if problem:
+        print(f"atlas-kit {args.command}: error: {problem}", file=sys.stderr)
+        return 2
     with warnings.catch_warnings():
         warnings.showwarning = _note
         try:
@@ -150,3 +175,6 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:  # a command that stops on Ctrl-C says more itself; this is the plain fallback
             print(f"atlas-kit {args.command}: interrupted.", file=sys.stderr)
             return 130
+        except (AtlasKitError, OSError) as err:  # a command's own check of what it was given, or a path it met
+            print(f"atlas-kit {args.command}: error: {_one_line(err)}", file=sys.stderr)
+            return 2

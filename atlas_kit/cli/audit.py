@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..bridges.audit.targets import Target
 
 from .args import Commands, _csv, _one_line, _positive, _seconds
+from .paths import output_argument
 from ..types.exceptions import AtlasKitValueError
 
 __all__ = ["add_audit_parser", "audit_command"]
@@ -27,8 +28,9 @@ _EPILOG = """examples:
   atlas-kit audit -- npx -y @modelcontextprotocol/server-memory
   atlas-kit audit --json audit.json --min-score 80 --fail-on echo,internals -- python my_server.py
   atlas-kit audit --python mytools:TOOLS --cases cases.jsonl
-exit codes: 0 audited (and every threshold met); 1 a --min-score or --fail-on threshold was missed, or the server
-closed the connection mid-audit; 2 bad input, or the target could not be reached (one line says why)."""
+exit codes: 0 audited, every threshold met; 1 a --min-score or --fail-on threshold was missed; 2 bad input, or the
+target could not be reached (one line says why); 3 the server failed the audit itself: it closed the connection
+mid-audit, or no call got a usable answer (each timed out or was invalid). A call with no usable answer scores 0."""
 
 
 def _score(text: str) -> float:
@@ -54,8 +56,9 @@ def add_audit_parser(sub: Commands) -> None:
     audit = sub.add_parser(
         "audit", help="score any MCP server's (or Python tools') errors against the error contract",
         description="List the target's tools, make failing calls from each input schema (each required argument "
-                    "missing, a wrong type, an unknown argument, a value outside an enum, a string past its maxLength, "
-                    "a canary), judge every answer with the contract's rubric, and print a rule × tool table.",
+                    "missing, a wrong type, an unknown argument, a value outside an enum, a number past its bounds, a "
+                    "string its pattern or format refuses, a string past its maxLength, a canary), judge every answer "
+                    "with the contract's rubric, and print a rule × tool table and the author's part of the score.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     audit.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
                        help="the MCP server to run over stdio, after `--`")
@@ -65,8 +68,8 @@ def add_audit_parser(sub: Commands) -> None:
     audit.add_argument("--cases", type=Path, default=None, metavar="FILE",
                        help="your own failing calls, one JSON object a line: "
                             '{"tool": "...", "arguments": {...}, "why": "..."}')
-    audit.add_argument("--json", type=Path, default=None, metavar="FILE", help="write every case and verdict as JSON")
-    audit.add_argument("--html", type=Path, default=None, metavar="FILE", help="write the report as an HTML page")
+    output_argument(audit, "--json", kind="file", metavar="FILE", help="write every case and verdict as JSON")
+    output_argument(audit, "--html", kind="file", metavar="FILE", help="write the report as an HTML page")
     audit.add_argument("--min-score", type=_score, default=None, metavar="N",
                        help="exit 1 if the server scores below N (0 to 100)")
     audit.add_argument("--fail-on", type=_rules, default=[], metavar="RULES",
@@ -82,6 +85,9 @@ def add_audit_parser(sub: Commands) -> None:
     audit.add_argument("--allow-side-effects", action="store_true",
                        help="also make calls whose arguments satisfy the schema to tools the server does not mark "
                             "read-only (readOnlyHint); without it those run the tool's own code and are skipped")
+    audit.add_argument("--allow-network", action="store_true",
+                       help="let the server reach the network; without it (and without --allow-side-effects) a server "
+                            "run over stdio gets a network namespace of its own where Linux allows one")
     audit.add_argument("--env", action="append", default=[], metavar="NAME",
                        help="pass this variable to the server although its name looks like a secret (KEY, TOKEN, "
                             "SECRET, PASSWORD...); those are removed from the server's environment otherwise; repeatable")
@@ -118,6 +124,9 @@ def _target(args: argparse.Namespace) -> Target:
     if len(chosen) != 1:
         raise AtlasKitValueError(f"give exactly one target: -- COMMAND [ARGS...], --url URL or --python MODULE:ATTR "
                          f"(got {', '.join(chosen) or 'none'}).")
+    if args.env and not command:
+        raise AtlasKitValueError("--env passes a variable to a server audit starts (-- COMMAND); a --url or --python "
+                                 "target gets none, so drop --env.")
     if args.python:
         from ..bridges.audit.python_target import PythonTarget
 
@@ -127,12 +136,13 @@ def _target(args: argparse.Namespace) -> Target:
     except ImportError:
         raise AtlasKitValueError("auditing an MCP server needs the MCP SDK: pip install -e '.[mcp]' (or pip install "
                          "'mcp>=2,<3').") from None
-    return McpTarget(command=command or None, url=args.url, connect_timeout=args.connect_timeout, keep=tuple(args.env))
+    return McpTarget(command=command or None, url=args.url, connect_timeout=args.connect_timeout, keep=tuple(args.env),
+                     network=args.allow_side_effects or args.allow_network)
 
 
 def audit_command(args: argparse.Namespace) -> int:
-    """Exit 0 when audited and every threshold met, 1 when one is missed (or the server closed mid-audit), 2 when
-    the input is wrong or the target cannot be reached."""
+    """Exit 0 when audited and every threshold met, 1 when one is missed, 2 when the input is wrong or the target
+    cannot be reached, 3 when the server failed the audit itself (it crashed, or answered no call usably)."""
     import anyio
 
     from ..bridges.audit.report import render_text, to_json
@@ -215,8 +225,9 @@ def _verdict(args: argparse.Namespace, audit: Audit) -> int:
             problems.append(f"{failing} answer(s) fail {rule} (--fail-on)")
         elif "pass" not in statuses:  # a gate that judged nothing has not passed
             problems.append(f"no answer could be judged on {rule} (--fail-on), so it cannot be said to pass")
-    if audit.closed and audit.stopped:
-        problems.append(audit.stopped)
     for problem in problems:
         print(f"atlas-kit audit: {problem}.", file=sys.stderr)
+    if audit.failure:
+        print(f"atlas-kit audit: the server failed the audit: {audit.failure}.", file=sys.stderr)
+        return 3
     return 1 if problems else 0

@@ -7,9 +7,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-from .args import Commands, _positive
+from .args import Commands, _folder, _one_line, _positive
+from .paths import output_argument
 
 __all__ = ["add_course_parser", "course_command"]
 
@@ -23,7 +23,7 @@ def course_command(args: argparse.Namespace) -> int:
     try:
         timings = run_course(args.out, folder=args.chapters, jobs=jobs)
     except FileNotFoundError as err:
-        print(f"atlas-kit course: error: {err}", file=sys.stderr)
+        print(f"atlas-kit course: error: {_one_line(err)}", file=sys.stderr)
         return 2
     side = f", {jobs} at a time" if jobs > 1 and len(timings) > 1 else ""
     counted = f"{len(timings)} chapter{'s' if len(timings) != 1 else ''} ran"
@@ -35,9 +35,9 @@ def course_command(args: argparse.Namespace) -> int:
 def add_course_parser(sub: Commands) -> None:
     """Add `atlas-kit course` to the subcommands."""
     course = sub.add_parser("course", help="run the course offline (no API key needed)")
-    course.add_argument("--out", type=Path, default=Path("results/course"),
-                        help="where executed notebooks go (default: results/course)")
-    course.add_argument("--chapters", type=Path, default=None, metavar="DIR",
+    output_argument(course, "--out", kind="folder", default="results/course", metavar="DIR",
+                    help="where executed notebooks go (default: results/course)")
+    course.add_argument("--chapters", type=_folder, default=None, metavar="DIR",
                         help="the folder of chapter notebooks (default: chapters/ of this checkout)")
     course.add_argument("--jobs", type=_positive, default=None, metavar="N",
                         help="chapters run at once, each in its own kernel (default: one per core, at most 4)")

@@ -30,19 +30,20 @@ def experiment_command(args: argparse.Namespace) -> int:
     from ..experiments.sweep import sweep
     from ..experiments.guard import SweepInterrupted, SweepStopped
 
-    out: Path = args.out
-    jsonl = out / f"{args.name}.jsonl"
-    problem = _unwritable(out)
+    out: Path = args.out  # main() has checked that it can hold the results
+    jsonl = out / f"{args.name or 'experiment'}.jsonl"
+    problem = _misplaced(args)
     if problem:
-        print(f"atlas-kit experiment: error: --out {out}: {problem}", file=sys.stderr)
+        print(f"atlas-kit experiment: error: {problem}", file=sys.stderr)
         return 2
     if args.preset:
         return preset_command(args)
     try:
         result = sweep(SweepSpec(
-            name=args.name, styles=args.styles, faults=args.faults, break_loops=args.loop_breaker,
+            name=args.name or "experiment", styles=args.styles, faults=args.faults, break_loops=args.loop_breaker,
             profiles=(args.profile,), tickets=args.tickets, trials=args.trials, first_seed=args.first_seed,
-            model=args.model, base_url=args.base_url, cassette=args.cassette, record=args.record, out=jsonl,
+            model=args.model or "offline", base_url=args.base_url, cassette=args.cassette, record=args.record,
+            out=jsonl,
             concurrency=args.concurrency, progress=not args.no_progress, max_cost_usd=math.inf,
             budget_usd=args.budget, confirm=lambda estimate: _confirm(estimate, yes=args.yes), via=args.via,
             bounds=None if args.max_tokens is None else Bounds(max_tokens=args.max_tokens,
@@ -65,7 +66,7 @@ def _report(result: Sweep, args: argparse.Namespace, jsonl: Path) -> int:
         print()
         print(paired_table(records))
     print(f"\n{len(records)} episodes in {jsonl}")
-    if not args.no_charts and _charts(records, args) != 0:
+    if not args.no_charts and _charts(records, args.out, args.name or "experiment") != 0:
         return 2
     print(result.guard.spend_line(records))
     if result.stopped is not None:
@@ -74,12 +75,12 @@ def _report(result: Sweep, args: argparse.Namespace, jsonl: Path) -> int:
     return 0
 
 
-def _charts(records: list[Record], args: argparse.Namespace) -> int:
+def _charts(records: list[Record], out: Path, name: str) -> int:
     """Draw the sweep's charts beside its results; 2 when they cannot be written (the results are kept)."""
     from ..face.charts import save_charts
 
     try:
-        for path in save_charts(records, args.out, prefix=f"{args.name}_"):
+        for path in save_charts(records, out, prefix=f"{name}_"):
             print(f"chart: {path}")
     except OSError as err:
         print(f"atlas-kit experiment: error: the charts could not be written: {_one_line(err)}", file=sys.stderr)
@@ -101,7 +102,7 @@ def preset_command(args: argparse.Namespace) -> int:
               f"{', '.join(flag for flag, on in given.items() if on)}.", file=sys.stderr)
         return 2
     try:
-        result = run_preset(args.preset, models=[m.strip() for m in args.model.split(",") if m.strip()],
+        result = run_preset(args.preset, models=_models(args),
                             trials=args.trials, first_seed=args.first_seed, via=args.via, out=args.out,
                             progress=not args.no_progress, max_cost_usd=math.inf, budget_usd=args.budget,
                             confirm=lambda estimate: _confirm(estimate, yes=args.yes))
@@ -158,15 +159,49 @@ def _confirm(estimate: Estimate, *, yes: bool) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-def _unwritable(folder: Path) -> str:
-    """Why results cannot be written into `folder` (made if missing), or "" when they can."""
-    if folder.exists() and not folder.is_dir():
-        return "is a file; give a folder for NAME.jsonl and the charts."
-    existing = folder
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        return f"{existing} is a file, so the folder cannot be made; give another --out."
-    if not os.access(existing, os.W_OK | os.X_OK):
-        return f"{existing} is not writable; give a folder you can write to."
+def _models(args: argparse.Namespace) -> list[str]:
+    """The models --model names (a comma-separated list with --preset; args._model has refused empty items)."""
+    return [m.strip() for m in (args.model or "offline").split(",")]
+
+
+def _misplaced(args: argparse.Namespace) -> str:
+    """A flag given that this sweep cannot use (so it would be ignored), as the line that says so; "" when none.
+    --yes is never one: it only allows what a sweep that asks nothing never asks."""
+    if args.cassette is not None:
+        given = _given(args, "--model", "--base-url", "--budget", "--record")
+        return f"--cassette replays the model it recorded, at no cost: drop {given}." if given else ""
+    if args.preset:
+        given = _given(args, "--base-url", "--concurrency", "--name")
+        if given:
+            return (f"--preset {args.preset} runs each model it is given at its defaults into its own files: "
+                    f"drop {given}.")
+    elif "," in (args.model or ""):
+        return f"--model takes one model here; a comma-separated list is for --preset: give one of {args.model!r}."
+    runs = {_runs(model, args.base_url) for model in _models(args)}
+    if "live" not in runs:
+        why = ("the offline stand-in answers" if runs == {"offline"} else
+               "no ANTHROPIC_API_KEY is set, so the offline stand-in answers instead")
+        given = _given(args, "--budget", "--concurrency", "--record", *(() if args.preset else ("--base-url",)))
+        if given:
+            return (f"{given} cannot apply: {why}, at no cost, one episode at a time, and the same again from its "
+                    f"seed; drop {given}.")
     return ""
+
+
+def _runs(model: str, base_url: str | None) -> str:
+    """How `model` would run: "offline" (the stand-in), "simulated" (a Claude model with no key, which the stand-in
+    answers for) or "live" (Claude with a key, a local or another server)."""
+    from ..models.choose import parse_model
+    from ..models.env import KEY_ENV
+
+    server = parse_model(model, base_url=base_url).server
+    if server == "standin":
+        return "offline"
+    return "simulated" if server == "anthropic" and not os.environ.get(KEY_ENV) else "live"
+
+
+def _given(args: argparse.Namespace, *flags: str) -> str:
+    """Which of `flags` the command line set (each differs from its default), as "--a, --b"."""
+    unset: dict[str, object] = {"--model": None, "--base-url": None, "--budget": None, "--concurrency": None,
+                                "--name": None, "--record": None}
+    return ", ".join(f for f in flags if getattr(args, f[2:].replace("-", "_")) != unset[f])

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from .args import Commands, _chapter, _existing, _positive, _seconds
+from .args import Commands, _chapter, _existing, _folder, _one_line, _positive, _seconds
+from .paths import output_argument
 
 __all__ = ["add_grade_parser", "grade_command"]
 
@@ -22,7 +22,7 @@ def grade_command(args: argparse.Namespace) -> int:
                            timeout=args.timeout, cell_timeout=args.cell_timeout, jobs=args.jobs,
                            require_sandbox=args.require_sandbox)
     except (FileNotFoundError, ValueError) as err:
-        print(f"atlas-kit grade: error: {err}", file=sys.stderr)
+        print(f"atlas-kit grade: error: {_one_line(err)}", file=sys.stderr)
         return 2
 
     def shown(text: str) -> str:  # names and notes are learner-written
@@ -55,8 +55,8 @@ def add_grade_parser(sub: Commands) -> None:
         epilog="example: atlas-kit grade submissions/ --chapter 02 --out grades/")
     grade.add_argument("submissions", nargs="+", type=_existing, metavar="SUBMISSION",
                        help="an exercise notebook, or a folder searched for them")
-    grade.add_argument("--out", type=Path, default=Path("grades"), metavar="DIR",
-                       help="folder for grades.csv and report.html (default: grades)")
+    output_argument(grade, "--out", kind="folder", default="grades", metavar="DIR",
+                    help="folder for grades.csv and report.html (default: grades)")
     grade.add_argument("--chapter", type=_chapter, default=None, metavar="NN",
                        help="the chapter the class was set; a notebook of another chapter gets a row saying so "
                             "(default: each notebook's own chapter, from its metadata or file name)")
@@ -67,7 +67,7 @@ def add_grade_parser(sub: Commands) -> None:
                        help="seconds for one cell or one check; then it is interrupted (default: 60)")
     grade.add_argument("--jobs", type=_positive, default=None, metavar="N",
                        help="notebooks graded at once, each in its own kernel (default: the number of CPU cores)")
-    grade.add_argument("--solutions", type=Path, default=None, metavar="DIR",
+    grade.add_argument("--solutions", type=_folder, default=None, metavar="DIR",
                        help="the course's solutions/ folder, where each exercise's answer expression is read "
                             "(default: solutions/ of this checkout)")
     grade.add_argument("--require-sandbox", action="store_true",

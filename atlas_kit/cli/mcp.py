@@ -9,8 +9,11 @@ import sys
 from pathlib import Path
 
 from .args import ON_OFF, STYLE_NAMES, Commands, _positive, _seed, _ticket
+from .paths import output_argument
 
 __all__ = ["add_mcp_parser", "mcp_command"]
+
+MAX_CALLS = 12  # tool calls per episode by default
 
 
 def mcp_command(args: argparse.Namespace) -> int:
@@ -28,7 +31,9 @@ def mcp_command(args: argparse.Namespace) -> int:
         exe = Path(sys.executable).with_name("atlas-kit")
         command = [str(exe)] if exe.exists() else [sys.executable, "-m", "atlas_kit"]
         options = ["mcp", "--style", args.style, "--faults", args.faults, "--seed", str(args.seed),
-                   "--log", str(log or Path("results/mcp/atlas.jsonl").resolve())]
+                   "--log", str(log or Path("results/mcp/atlas.jsonl").resolve()),  # and every option given, kept
+                   *(["--max-calls", str(args.max_calls)] if args.max_calls != MAX_CALLS else []),
+                   *(["--ticket", args.ticket] if args.ticket else [])]
         print(client_config(args.print_config, executable=command[0], args=[*command[1:], *options]))
         return 0
     try:
@@ -64,12 +69,12 @@ def add_mcp_parser(sub: Commands) -> None:
                      help=f"how failed tool calls are worded: one of {', '.join(STYLE_NAMES)} (default: contract)")
     mcp.add_argument("--faults", choices=tuple(ON_OFF), default="on", help="inject each ticket's faults (default: on)")
     mcp.add_argument("--seed", type=_seed, default=0, help="the seed of Atlas's data and faults (default: 0)")
-    mcp.add_argument("--log", type=Path, default=None, metavar="FILE",
-                     help="append each episode (calls, answer, grade, client) to this JSONL results file")
+    output_argument(mcp, "--log", kind="file", metavar="FILE",
+                    help="append each episode (calls, answer, grade, client) to this JSONL results file")
     mcp.add_argument("--ticket", type=_ticket, default=None, metavar="ID",
                      help="open this ticket at start, for clients that do not offer prompts (e.g. T04)")
-    mcp.add_argument("--max-calls", type=_positive, default=12, metavar="N",
-                     help="tool calls per episode before it ends on step_limit (default: 12)")
+    mcp.add_argument("--max-calls", type=_positive, default=MAX_CALLS, metavar="N",
+                     help=f"tool calls per episode before it ends on step_limit (default: {MAX_CALLS})")
     mcp.add_argument("--print-config", choices=("claude-code", "claude-desktop", "inspector"), default=None,
                      help="print the exact command or config snippet that connects that client, then exit")
     mcp.set_defaults(func=mcp_command)

@@ -14,7 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .args import Commands, _one_line
+from .args import Commands, _names, _one_line
+from .paths import output_argument
 
 if TYPE_CHECKING:
     from ..transcripts import Transcripts
@@ -31,14 +32,6 @@ def _transcript_file(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{text!r} is not a file or folder; give transcript files (JSON, JSONL, .gz, "
                                          "or an inspect .eval log) or an AgentDojo runs folder.")
     return path
-
-
-def _tools(text: str) -> list[str]:
-    """`--skip-tools`: tool names, comma-separated."""
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError(f"{text!r} names no tool; give tool names, comma-separated, e.g. think.")
-    return names
 
 
 def add_transcripts(sub: Commands) -> None:
@@ -58,11 +51,11 @@ def add_transcripts(sub: Commands) -> None:
                           "MCP logs")
     cmd.add_argument("--format", choices=FORMATS, default="auto",
                      help="the files' format (default: auto, which looks at each file and says what it chose)")
-    cmd.add_argument("--skip-tools", type=_tools, default=[], metavar="LIST",
+    cmd.add_argument("--skip-tools", type=_names("tool", "think"), default=[], metavar="LIST",
                      help="tools that are not actions, comma-separated (e.g. think, tau-bench's note-to-self tool): "
                           "their calls are passed over when finding the next action after an error (default: none)")
-    cmd.add_argument("--out", type=Path, default=None, metavar="DIR",
-                     help="also write DIR/transcripts_errors.csv (one row per error) and the charts as PNG")
+    output_argument(cmd, "--out", kind="folder", metavar="DIR",
+                    help="also write DIR/transcripts_errors.csv (one row per error) and the charts as PNG")
     cmd.set_defaults(func=transcripts_command)
 
 

@@ -12,7 +12,7 @@ from enum import Enum
 from importlib import resources
 from typing import TypedDict, cast
 
-from .internals import INTERNALS, has_internals
+from .internals import INTERNALS, KIND_WORDS, find_internals, has_internals
 from .redaction import looks_secret
 from ..types import JSONObject, ToolResultBlock
 from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
@@ -232,6 +232,16 @@ def empty_result(items_key: str, note: str, **fields: object) -> JSONObject:
 _INTERNALS = INTERNALS  # the name byo/properties.py reads; the patterns live in internals.py
 
 
+# The refusal list: text for the model is refused when it holds anything internals.INTERNALS finds (a traceback,
+# SQL, an error code, a host, a path, an exception class or a class name before its message as in "KeyError: 'x'",
+# an HTTP status, a tenant's id) or redaction.looks_secret finds (a key, a token, a password after its name).
+#
+# What patterns cannot know. The guard matches shapes, so it passes whatever has none: a customer's or a tenant's
+# name written as a plain word ("tenant acme"), an internal id with no telltale prefix or name, a password that is
+# an ordinary word ("password swordfish"), a secret split across `message` and `say`, a paraphrase ("the database
+# in Frankfurt refused the write"), and another customer's data that looks like this customer's. A message that
+# passes is not thereby safe: build it from constants and checked values (values.safe), name an argument but never
+# echo its value, and keep what the tool knows about itself in detail=.
 def _check_text(param: str, text: object) -> None:
     if not isinstance(text, str) or not text.strip():
         raise AtlasKitValueError(f"{param} must be a non-empty sentence written for the model.")
@@ -241,8 +251,9 @@ def _check_text(param: str, text: object) -> None:
             "Say what to do in one or two sentences and move the rest to detail=."
         )
     if has_internals(text) or looks_secret(text):
-        raise AtlasKitValueError(f"{param} contains internals (a traceback, SQL, an error code, a host or address, a file path, "
-                         "an exception class, or a key or password); put them in detail=.")
+        found = [KIND_WORDS[f.kind] for f in find_internals(text)] or ["a key or password"]  # never the text itself
+        raise AtlasKitValueError(f"{param} contains internals ({', '.join(found)}); say what to do in plain words "
+                                 "and put the rest in detail=.")
 
 
 def _check_message(message: object) -> None:

@@ -15,17 +15,66 @@ from .internals import plain
 
 __all__ = ["hide_login", "looks_secret", "redact", "redact_known", "secret_values", "secret_variable"]
 
-# Key-shaped tokens (Anthropic and other providers' keys, cloud access keys, GitHub and Slack tokens,
-# JWTs), bearer tokens, and "api_key=...", "password: ..." style pairs. Ids like ACC-4471, msg_... and
-# sha256 fingerprints are left alone: only a known prefix or a secret's name marks a secret.
-_SECRET = re.compile(
-    r"\bsk-ant-[A-Za-z0-9_\-]{4,}|\b(?:sk|rk|pk)[-_](?:live|test|proj)?[-_]?[A-Za-z0-9]{20,}"
-    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abprs]-[A-Za-z0-9\-]{10,}"
+# Key-shaped tokens (Anthropic and other providers' keys, cloud access keys, GitHub, GitLab, Hugging Face and Slack
+# tokens, JWTs, PEM private keys), bearer tokens and Authorization headers, an address's user:password, and a secret
+# written after its name: "api_key=...", "DB_PASSWORD: ...", "password hunter2", "the password for admin is ...".
+# Ids like ACC-4471, msg_... and sha256 fingerprints are left alone: only a known prefix or a secret's name marks a
+# secret. A name counts at the start of a word or after _ or - (DB_PASSWORD, aws_secret_access_key), never inside one.
+_NAME_START = r"(?<![A-Za-z0-9])"
+# Names whose value is a secret whatever its length: after "=" or ":" even one character is a password.
+_PASSWORD = r"(?:password|passwd|passphrase|pwd)"
+_KEY_NAME = (r"(?:api[_-]?key|apikey|x-api-key|access[_-]?key(?:[_-]?id)?|secret(?:[_-]?access)?(?:[_-]?key)?"
+             r"|client[_-]?secret|account[_-]?key|private[_-]?key|pass|auth[_-]?token|access[_-]?token"
+             r"|refresh[_-]?token|session[_-]?token|id[_-]?token|token|credentials?)")
+# The same names written with a space in them ("api key", "access token"): only before a space-separated value.
+_SPACED_KEY = (r"(?:api[ _-]?key|access[ _-]?key(?:[ _-]?id)?|secret[ _-]?key|client[ _-]?secret"
+               r"|(?:auth|access|refresh|session|bearer)[ _-]?token|token|secret)")
+# A value written after a space (no "=" or ":"), so it reads like English unless it does not: quoted, or holding a
+# digit or a symbol ("hunter2", "p@ss"). "password swordfish" is an English word after a name, and stays.
+_QUOTED = r"\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'"
+# Whole tokens: the shape alone says it is a secret.
+_TOKENS = (
+    r"\bsk-ant-[A-Za-z0-9_\-]{4,}|\b(?:sk|rk|pk)[-_](?:live|test|proj)?[-_]?"
+    r"(?:[A-Za-z0-9]{20,}[A-Za-z0-9_\-]*|(?=[A-Za-z0-9_\-]*[0-9])[A-Za-z0-9][A-Za-z0-9_\-]{19,})"
+    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"
+    r"|\bglpat-[A-Za-z0-9_\-]{20,}"
+    r"|\bhf_[A-Za-z0-9]{30,}|\bxox[abprs]-[A-Za-z0-9\-]{10,}"
     r"|\bAIza[0-9A-Za-z_\-]{30,}|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
-    r"|(?i:bearer\s+)[A-Za-z0-9._\-]{12,}|(?i:authorization\s*:\s*(?:basic|digest|negotiate)\s+)[A-Za-z0-9+/=._\-]{8,}"
-    r"|(?i:\b(?:api[_-]?key|x-api-key|access[_-]?key(?:[_-]?id)?|secret(?:[_-]?key)?|client[_-]?secret|password|passwd"
-    r"|pwd|auth[_-]?token|access[_-]?token|refresh[_-]?token|token)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}&]{4,}"
+    r"|-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|[\s\S]*)"
 )
+_VALUE = r"[^\s\"',;}&]"
+# (what names the secret, kept as written; the secret after it, replaced): "Authorization: Bearer [redacted]".
+_NAMED: tuple[tuple[str, str], ...] = (
+    (r"\bauthorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|digest|negotiate|token)\s+)?", _VALUE + "{4,}"),
+    (r"\bbearer\s+", r"(?:[A-Za-z0-9._~+/\-]{16,}|(?=[A-Za-z0-9._~+/\-]*[0-9._~+/\-])[A-Za-z0-9._~+/\-]{8,})=*"),
+    (_NAME_START + r"(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?", _VALUE + "{4,}"),
+    (_NAME_START + _PASSWORD + r"[\"']?\s*[:=]\s*[\"']?", _VALUE + "{1,}"),
+    (_NAME_START + _KEY_NAME + r"[\"']?\s*[:=]\s*[\"']?", _VALUE + "{4,}"),
+    (_NAME_START + _PASSWORD + r"\s+(?:(?:is|was|of|to|set\s+to|for\s+\S+\s+is)\s+)?",
+     r"(?:" + _QUOTED + r"|(?=[^\s,;]*[0-9!@#$%^&*_+=~])[^\s,;'\"]{4,})"),
+    (_NAME_START + _SPACED_KEY + r"\s+(?:(?:is|was|of)\s+)?",
+     r"(?:" + _QUOTED + r"|(?=[A-Za-z0-9_\-./+=]*[0-9])[A-Za-z0-9_\-./+=]{8,})"),
+)
+_SECRET = re.compile(_TOKENS + "".join(f"|(?i:(?P<name{i}>{name}){value})" for i, (name, value) in enumerate(_NAMED)))
+
+
+# A literal every shape above must contain: text with none of these holds no secret, and is spared the full search
+# (a long text is read once, fast, instead of trying every shape at every character).
+_HINTS = (*(f"{k}k{s}" for k in "spr" for s in "-_"), "akia", "asia", *(f"gh{c}_" for c in "pousr"), "github_pat_",
+          "glpat-", "hf_", "xox", "aiza", "eyj", "-----begin", "authoriz", "bearer", "cookie", "pass", "pwd", "key",
+          "secret", "token", "credential")
+
+
+def _hinted(text: str) -> bool:
+    low = text.lower()
+    return any(hint in low for hint in _HINTS)
+
+
+def _hide(match: re.Match[str]) -> str:
+    """A secret's replacement: the marker, after the name that introduced it (if any), as it was written."""
+    name = next((kept for kept in match.groupdict().values() if kept), "")
+    return name + "[redacted]"
+
 
 # For text a person writes for the model (errors.py), stricter still: 20 or more characters that mix upper
 # case, lower case and digits with no separator are random, not an id. Not used by `redact`, which must
@@ -38,16 +87,16 @@ def looks_secret(text: str) -> bool:
     """Whether `text` holds anything `redact` would hide, or a long random-looking token (read plain: a zero-width
     space or a fullwidth letter hides nothing)."""
     text = plain(text)
-    return bool(_SECRET.search(text) or _RANDOM.search(text))
+    return bool(_hinted(text) and _SECRET.search(text) or _RANDOM.search(text))
 
 
 @text_memo  # a trace's tool names, ids and codes repeat in every episode (remembered in this process only)
 def _redact_text(text: str) -> str:
     if not text.isascii():  # a key split by an invisible character is a key: redact the plain text instead
         flat = plain(text)
-        if flat != text and _SECRET.search(flat):
-            return _SECRET.sub("[redacted]", flat)
-    return _SECRET.sub("[redacted]", text)
+        if flat != text and (_hinted(flat) and _SECRET.search(flat) or _LOGIN_URL.search(flat)):
+            return hide_login(_SECRET.sub(_hide, flat))
+    return hide_login(_SECRET.sub(_hide, text) if _hinted(text) else text)
 
 
 _Shape = TypeVar("_Shape", bound=Mapping[str, object])

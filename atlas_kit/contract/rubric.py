@@ -15,14 +15,14 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Literal, Mapping, get_args
 
 from .errors import ALLOWED_BRANCHES, RETRYABLE, Branch, ErrorCode
-from .internals import find_internals
+from .echo import ECHO_MIN_CHARS, ECHO_RUN_CHARS, callers_own, find_echo, looked_for, values
 from .naming import mentions_argument, named_arguments
 from ..types.tokens import estimate_tokens
 from .redaction import looks_secret, redact
 from ..types.exceptions import AtlasKitTypeError
 
-__all__ = ["ECHO_MIN_CHARS", "MAX_TOKENS", "RULES", "Judgement", "Rule", "Status", "Structure", "Verdict", "judge",
-           "server_score", "tool_score"]
+__all__ = ["ECHO_MIN_CHARS", "ECHO_RUN_CHARS", "MAX_TOKENS", "RULES", "Judgement", "Rule", "Status", "Structure",
+           "Verdict", "judge", "server_score", "tool_score"]
 
 Rule = Literal["is_error", "structure", "code", "retryable", "next", "echo", "internals", "length"]
 RULES: tuple[Rule, ...] = get_args(Rule)
@@ -30,8 +30,7 @@ Status = Literal["pass", "fail", "n/a"]
 Structure = Literal["contract", "article", "json", "text"]
 
 MAX_TOKENS = 80  # an answer up to this many (estimated) tokens is short enough
-ECHO_MIN_CHARS = 12  # a run this long of an argument's value, found in the answer, is an echo
-_ECHO_SCAN = 100_000  # characters of the answer searched for an echo, and of each argument value
+_ECHO_SCAN = 100_000  # characters of the answer searched for an echo
 
 _CODES = frozenset(c.value for c in ErrorCode) | {"permission_denied", "rate_limited"}  # ours and the article's
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{1,63}")
@@ -40,10 +39,11 @@ _RETRY_FIELDS = ("retryable", "retriable", "is_retryable", "isRetryable")
 _RETRY_WORDS = re.compile(
     r"(?i:\b(?:do not|don't|never) (?:retry|try again|repeat|call (?:it|this|the tool|\w+) again)\b|\bretrying\b|"
     r"\b(?:can ?not|can't|will not|won't) (?:succeed|be retried|work if)\b|\bnot retr[iy]able\b|\bretr[iy]able\b|"
-    r"\bpermanent(?:ly)?\b|\btransient\b|\bretry[ -]after\b|\bretry (?:in|later)\b|\btry again\b(?: later| in \d+\s*\w+)?)")
+    r"\bpermanent(?:ly)?\b|\btransient\b|\bretry[ -]after\b|\bretry (?:in|later)\b|\btry again\b(?: later| in \d+\s*\w+)?|"
+    r"\bcall (?:it |this |the tool )?again\b)")
 _TRY_AGAIN = re.compile(r"(?i:\btry again\b)")  # alone, the identical call: the generic wrapper's blanket advice
 _FORM = re.compile(r"(?i:\b(?:must|should|expected|expects|required|one of|at (?:most|least)|format|such as|like|"
-                   r"between|no (?:more|longer) than|valid)\b)")
+                   r"between|no (?:more|longer) than|valid)\b)|\bISO\b")
 _BRANCH_WORDS = re.compile(
     r"(?i:\b(?:call|use) (?:the )?[`'\"]?[a-z_][a-z0-9_]*[`'\"]?(?: tool)? instead\b|\binstead,? (?:call|use)\b|"
     r"\bswitch to\b|\b(?:do not|don't) (?:call|retry|try)\b|\btell the (?:user|customer)\b|"
@@ -97,12 +97,16 @@ def server_score(tool_scores: Iterable[float | None]) -> float | None:
 
 
 def judge(text: str, *, is_error: bool | None = None, arguments: object = None,
-          schema: Mapping[str, object] | None = None, canary: str | None = None) -> Judgement:
+          schema: Mapping[str, object] | None = None, canary: str | None = None,
+          short_echoes: bool = False) -> Judgement:
     """Judge one answer against the contract's rules.
 
     text: what the model reads. is_error: the flag the answer came with (None: not known). arguments: the call's
     arguments (None: not known). schema: the tool's input schema (None: not known). canary: a marker planted in the
-    arguments, whose return proves an echo. An answer returned as a success is judged on is_error alone.
+    arguments, whose return proves an echo. short_echoes: look for every value of ECHO_MIN_CHARS or more, not only
+    runs of ECHO_RUN_CHARS: right where every value sent is known to be unvalidated (the audit's failing calls, whose
+    values it made up); elsewhere a short value may be an id the tool found, which a reply may name (chapter 08).
+    An answer returned as a success is judged on is_error alone.
     """
     if not isinstance(text, str):
         raise AtlasKitTypeError(f"judge() takes the answer's text, a str; got {type(text).__name__}. Join its text blocks first.")
@@ -114,10 +118,10 @@ def judge(text: str, *, is_error: bool | None = None, arguments: object = None,
     found = schema.get("properties") if isinstance(schema, Mapping) else None
     props = tuple(str(p) for p in found) if isinstance(found, Mapping) else ()  # the tool's argument names
     empty = Verdict("echo", "n/a", "the answer is empty: nothing here to judge") if not text.strip() else None
-    verdicts = (_is_error(is_error), _structure(structure, body), _code(structure, body, text),
-                _retryable(structure, body, text), _next(structure, body, text, props),  # an empty answer: no echo,
-                empty or _echo(text, body, arguments, schema, canary),  # internals or length there to pass
-                replace(empty, rule="internals") if empty else _internals(text),
+    verdicts = (_is_error(is_error), _structure(structure, body), _code(structure, body, text),  # an empty answer:
+                _retryable(structure, body, text), _next(structure, body, text, props),  # no echo, internals or
+                empty or _echo(text, body, arguments, schema, canary, short_echoes),  # length there to pass
+                replace(empty, rule="internals") if empty else _internals(text, arguments, schema),
                 replace(empty, rule="length") if empty else _length(tokens))
     return Judgement(verdicts, structure, tokens)
 
@@ -254,39 +258,29 @@ def _contract_next(nxt: Mapping[str, object], code: object, props: tuple[str, ..
 
 
 def _echo(text: str, body: Mapping[str, object], arguments: object, schema: Mapping[str, object] | None,
-          canary: str | None) -> Verdict:
-    haystack = "\n".join([text[:_ECHO_SCAN], *(v for _, v in _leaves(dict(body), ""))])[:2 * _ECHO_SCAN]  # + body
+          canary: str | None, short: bool) -> Verdict:
+    strings = (v for _, v in values(dict(body)) if isinstance(v, str))  # a JSON body's strings, unescaped
+    haystack = "\n".join([text[:_ECHO_SCAN], *strings])[:2 * _ECHO_SCAN]
     if canary and canary.lower() in haystack.lower():
         return Verdict("echo", "fail", "the canary planted in the arguments came back: whatever an argument says "
                                        "reaches the model as the tool's own words")
-    values = [(path, v[:_ECHO_SCAN]) for path, v in _leaves(arguments, "") if len(v) >= ECHO_MIN_CHARS]
-    if not values and not canary:
-        return Verdict("echo", "n/a", f"nothing to look for: no canary, no argument of {ECHO_MIN_CHARS}+ characters")
-    own = json.dumps(schema, ensure_ascii=False) if schema else ""  # the tool's own words are no echo
-    grams = {haystack[i:i + ECHO_MIN_CHARS] for i in range(len(haystack) - ECHO_MIN_CHARS + 1)}
-    for path, value in values:
-        for i in range(len(value) - ECHO_MIN_CHARS + 1):
-            gram = value[i:i + ECHO_MIN_CHARS]
-            if gram in grams and gram not in own:
-                return Verdict("echo", "fail", f"{ECHO_MIN_CHARS} or more characters of argument {_shown(path)} "
-                                               "came back verbatim")
-    return Verdict("echo", "pass", f"no canary and no run of {ECHO_MIN_CHARS} characters of any argument came back")
+    found = find_echo(haystack, arguments, json.dumps(schema, ensure_ascii=False) if schema else "", short=short)
+    if found is not None and found.how == "run":  # the tool's own words (its schema) are no echo: find_echo
+        return Verdict("echo", "fail", f"{ECHO_RUN_CHARS} or more characters of argument {_shown(found.argument)} "
+                                       "came back verbatim")  # leaves them out
+    if found is not None:
+        return Verdict("echo", "fail", f"argument {_shown(found.argument)} came back: {found.how}")
+    least = ECHO_MIN_CHARS if short else ECHO_RUN_CHARS
+    if not looked_for(arguments, short=short) and not canary:
+        return Verdict("echo", "n/a", f"nothing to look for: no canary, no argument of {least}+ characters")
+    if short:
+        return Verdict("echo", "pass", f"no canary, and no argument value came back (whole, as a run of "
+                                       f"{ECHO_RUN_CHARS} characters, or in a validation dump)")
+    return Verdict("echo", "pass", f"no canary and no run of {ECHO_RUN_CHARS} characters of any argument came back")
 
 
-def _leaves(value: object, path: str) -> Iterable[tuple[str, str]]:
-    """Every string inside `value`, with the argument it is under (its top-level name)."""
-    if isinstance(value, str):
-        yield path or "input", value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, path or str(key))
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _leaves(item, path)
-
-
-def _internals(text: str) -> Verdict:
-    found = find_internals(text)
+def _internals(text: str, arguments: object, schema: Mapping[str, object] | None) -> Verdict:
+    found = callers_own(text, arguments, schema)
     if not found and not looks_secret(text):
         return Verdict("internals", "pass", "no traceback, path, host, SQL, exception class, library dump, URL or key")
     what = [f"{f.kind} ({redact(f.excerpt)!r})" if i == 0 else f.kind for i, f in enumerate(found)] or ["a key"]

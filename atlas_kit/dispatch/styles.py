@@ -2,6 +2,7 @@
 
 `raw` hands the model whatever the library said, `generic` is the usual framework wrapper around it, `plain` is
 one plain-English sentence that diagnoses the failure and suggests nothing, and `contract` is the builder's block.
+Every style's text is redacted on its way out: raw shows a careless tool's words, never a real credential.
 A new style is one function `style(failure) -> tool_result` and one entry in STYLES (and its name in
 types.StyleName). Atlas's side-by-side catalogue is atlas/styles.py. Chapters 01-02 and 11.
 """
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..contract.errors import ErrorCode, ToolError
+from ..contract.redaction import redact
 from ..types import StyleName, ToolResultBlock
 
 __all__ = ["Failure", "PLAIN_BY_CODE", "Style", "contract_style", "plain_argument", "plain_crash", "plain_style",
@@ -41,7 +43,7 @@ GENERIC_PREFIX = "An error occurred, please try again."
 
 
 def raw_style(failure: Failure) -> ToolResultBlock:
-    """What the library handed back, untouched: tracebacks, SQL errors, HTML pages and all."""
+    """What the library handed back: tracebacks, SQL errors, HTML pages and all, with only its secrets redacted."""
     return _block(failure, failure.raw)
 
 
@@ -103,7 +105,9 @@ def style_named(name: StyleName | str | Style) -> Style:
 
 
 def _block(failure: Failure, text: str) -> ToolResultBlock:
-    return {"type": "tool_result", "tool_use_id": failure.error.tool_use_id, "is_error": True, "content": text}
+    # A key, a password or a token a tool raised is redacted here, in every style: the model is not the audience
+    # for a credential, however careless the wording around it (contract.redaction says which shapes it finds).
+    return {"type": "tool_result", "tool_use_id": failure.error.tool_use_id, "is_error": True, "content": redact(text)}
 
 
 def _last_line(text: str) -> str:

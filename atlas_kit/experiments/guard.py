@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass
-from typing import Callable, Iterable, Literal, Sequence, cast
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Literal, Mapping, Sequence, cast
 
 from ..atlas import atlas_session
 from ..models.counting import CountedRequest, estimate_requests
 from ..models.pricing import Estimate
 from ..models.replies import FATAL
+from .pending import pending_usd
 from .results import API_FAILURE, record_kind
 from ..types import Record, Source
 from ..types.exceptions import OneLine
@@ -49,11 +50,13 @@ class SweepStopped(OneLine, RuntimeError):
 
 
 class SweepInterrupted(OneLine, KeyboardInterrupt):
-    """Ctrl-C (or a kernel interrupt) during a sweep; every finished episode is on disk."""
+    """Ctrl-C, SIGTERM or a kernel interrupt during a sweep; every finished episode is on disk, and `kept` says
+    what a live sweep kept of its unfinished ones (their replies, and what was cut off)."""
 
-    def __init__(self, done: int, left: int) -> None:
-        super().__init__(f"interrupted after {done} episode(s), {left} left; run the same command again to resume.")
-        self.done, self.left = done, left
+    def __init__(self, done: int, left: int, *, kept: str = "") -> None:
+        super().__init__(f"interrupted after {done} episode(s), {left} left; run the same command again to resume"
+                         + (f" ({kept})." if kept else "."))
+        self.done, self.left, self.kept = done, left, kept
 
 
 def _usd(value: object, name: str) -> float:
@@ -75,10 +78,12 @@ def max_cost_usd() -> float:
 
 def spent_in(path: str | os.PathLike[str] | None) -> float:
     """What the live episodes in a results file cost, in US dollars: every complete line, a rerun's failed copy
-    too (it was paid for); 0 when there is no file. Simulated and replayed records price their tokens but cost
-    nothing, and a local model's cost $0."""
+    too (it was paid for), an interrupted episode's calls cut off in flight, and the kept replies of the episodes
+    an interrupt left unfinished (pending.py); 0 when there is no file. Simulated and replayed records price their
+    tokens but cost nothing, and a local model's cost $0."""
+    kept = pending_usd(path)
     if path is None or not os.path.isfile(path):
-        return 0.0
+        return kept
     with open(path, "rb") as f:
         lines = f.read().split(b"\n")[:-1]  # the piece after the last newline is a line a crash cut short
     total = 0.0
@@ -91,7 +96,7 @@ def spent_in(path: str | os.PathLike[str] | None) -> float:
         cost = record.get("cost_usd") if live else None
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost) and cost > 0:
             total += cost
-    return total
+    return total + kept
 
 
 def _first_bodies(episodes: Sequence[Episode]) -> list[CountedRequest]:
@@ -146,6 +151,9 @@ class Guard:
     runaway: int = 0  # episodes so far, all of them, that ran to max_tokens with no tool call and no answer
     stopped: StopCause | None = None
     message: str = ""
+    # What each resumed episode's replies answered from an earlier run's kept calls had cost: already in before_usd,
+    # so its record's cost counts only the rest (filled by the sweep's CallKeeper as episodes replay).
+    credit: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def before(cls, source: Source, todo: Sequence[Episode], *, max_cost_usd: float, budget_usd: float | None,
@@ -196,7 +204,7 @@ class Guard:
         """Count a finished episode's spend, and stop at a rejected key or at a run of API failures."""
         self.in_flight, self.done = max(0, self.in_flight - 1), self.done + 1
         if self.source.costs_money:
-            self.spent_usd += float(record.get("cost_usd") or 0.0)
+            self.spent_usd += float(record.get("cost_usd") or 0.0) - self.credit.get(str(record.get("key")), 0.0)
         if self.stopped == "budget":  # the episodes in flight when it stopped admitting still count
             self._budget_message()
         if record.get("stop_reason") != API_FAILURE:

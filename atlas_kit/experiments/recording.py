@@ -1,18 +1,19 @@
 """A recorded sweep's calls, kept beside its results as they are paid for, so a recording is never lost.
 
-`check_cassette_path` tries the cassette's path before anything is sent. `Tape` appends each finished episode's
-calls to RESULTS.jsonl.tape (one line per episode, on disk before its record is) and writes the cassette from
-it: every episode of the plan the tape holds, in plan order, whichever run recorded it. Replay is models/replay.py's.
-Chapter 11.
+`start_tape` checks the cassette before anything is sent. `Tape` appends each finished episode's calls to
+RESULTS.jsonl.tape (one line per episode, on disk before its record is) and writes the cassette from it: every
+call the cassette held before, then every episode of the plan the tape holds, in plan order, whichever run
+recorded it. A cassette is extended, never shrunk or replaced. Replay is models/replay.py's. Chapter 11.
 """
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Any, Sequence, TypedDict
+from typing import Any, Collection, Sequence, TypedDict
 
 from ..models.cassette import Cassette
+from ..models.record_path import check_cassette_path
 from .results import repair
 
 __all__ = ["Take", "Tape", "check_cassette_path", "start_tape", "tape_path", "write_cassette"]
@@ -31,44 +32,12 @@ def tape_path(out: str | os.PathLike[str] | None) -> Path | None:
     return None if out is None else Path(os.fspath(out) + ".tape")
 
 
-def check_cassette_path(path: str | os.PathLike[str]) -> None:
-    """Refuse a cassette path that cannot be written, before a call is paid for: one line, with the fix.
-
-    A small placeholder is written and synced in the cassette's folder (made if missing), so a folder that is
-    read-only, full or not a folder at all is found now, not when the paid calls are saved.
-    """
-    target = Path(path)
-    fix = "give a cassette file you can write to, such as cassettes/class.json; nothing was sent"
-    if target.is_dir():
-        raise ValueError(f"the cassette path {target} (record=, --record) is a folder; {fix}.")
-    if target.exists() and not target.is_file():
-        raise ValueError(f"the cassette path {target} (record=, --record) is not a regular file; {fix}.")
-    above = next((p for p in target.parents if p.exists()), None)
-    if above is not None and not above.is_dir():
-        raise ValueError(f"the cassette path {target} (record=, --record) cannot be written ({above} is a file, "
-                         f"not a folder); {fix}.")
-    probe = target.parent / f".{target.name}.{os.getpid()}.check"
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(probe, "w", encoding="utf-8") as f:
-            f.write("{}\n")
-            f.flush()
-            os.fsync(f.fileno())
-        if target.exists() and not os.access(target, os.W_OK):
-            raise PermissionError(13, "Permission denied", os.fspath(target))
-    except OSError as err:
-        raise ValueError(f"the cassette path {target} (record=, --record) cannot be written "
-                         f"({err.strerror or type(err).__name__}); {fix}.") from None
-    finally:
-        if probe.exists():
-            probe.unlink()
-
-
 class Tape:
     """A recording sweep's calls per episode: in the file at `path` (None: in memory only, lost with the process)."""
 
     def __init__(self, path: Path | None, recording: Cassette) -> None:
         self.path, self.recording = path, recording
+        self.held = list(recording.entries)  # the cassette's calls before this sweep (choose_model loaded them)
         self._from = len(recording.entries)  # calls recorded before this sweep are not its episodes'
         self.takes = self._read()
 
@@ -105,38 +74,70 @@ class Tape:
         """Which of these finished episodes the tape holds no take of (run without recording)."""
         return [k for k in keys if k not in self.takes]
 
-    def cassette(self, keys: Sequence[str]) -> Cassette:
-        """The cassette of these episodes, in this order, from their latest takes; dated by the earliest take."""
-        takes = [self.takes[k] for k in keys if k in self.takes]
-        dated = min((t["recorded_on"] for t in takes), default=self.recording.recorded_on)
-        return Cassette(model=self.recording.model, recorded_on=dated, server=self.recording.server,
-                        entries=[e for t in takes for e in t["entries"]])
+    def cassette(self, keys: Sequence[str], *, ran: Collection[str] = ()) -> Cassette:
+        """The cassette to write: every call it held before, then these episodes' latest takes, in this order; dated
+        by the earliest. An episode the cassette held keeps its calls, unless this run (`ran`) ran it again: a
+        resume reruns an episode that ended at the API, and its new take stands in for the failed attempt's."""
+        held: dict[str | None, list[dict[str, Any]]] = {}
+        for entry in self.held:
+            held.setdefault(entry.get("episode"), []).append(entry)
+        planned = [k for k in keys if k in self.takes or k in held]
+        shown = set(planned)
+        entries = [e for e in self.held if e.get("episode") not in shown]  # other recordings, kept as they were
+        dates = [self.recording.recorded_on] if self.held else []
+        for key in planned:
+            if key in held and not (key in ran and key in self.takes):
+                entries += held[key]
+            else:
+                entries += self.takes[key]["entries"]
+                dates.append(self.takes[key]["recorded_on"])
+        return Cassette(model=self.recording.model, recorded_on=min(dates, default=self.recording.recorded_on),
+                        server=self.recording.server, entries=entries)
+
+    def clashes(self, todo: Sequence[str]) -> list[str]:
+        """The episodes this sweep would run that the cassette already holds from another recording (not this tape's
+        take of them): recording them again would replace calls the cassette holds."""
+        held: dict[str, list[str]] = {}
+        for entry in self.held:
+            if entry.get("episode"):
+                held.setdefault(str(entry["episode"]), []).append(str(entry.get("fingerprint")))
+        ours = {k: [str(e.get("fingerprint")) for e in t["entries"]] for k, t in self.takes.items()}
+        return [k for k in todo if k in held and held[k] != ours.get(k)]
 
 
 def start_tape(recording: Cassette | None, *, record: str | os.PathLike[str] | None,
-               out: str | os.PathLike[str] | None, done: Sequence[str], left: int) -> Tape | None:
+               out: str | os.PathLike[str] | None, done: Sequence[str], todo: Sequence[str]) -> Tape | None:
     """The tape of a sweep that records (None for one that does not), checked before anything is sent.
 
-    `done`: the plan's episodes already in the results; `left`: how many will run. Refused when nothing is
-    left to run and the tape holds none of the done ones: the cassette would be empty.
+    `recording` holds the calls the cassette already has (choose_model loaded and checked it). `done`: the plan's
+    episodes already in the results; `todo`: those that will run. Refused when nothing is left to run and the
+    tape holds none of the done ones (nothing to add), and when the cassette already holds, from another
+    recording, an episode this sweep would run (recording it again would replace those calls).
     """
     if recording is None or record is None:
         return None
     check_cassette_path(record)
     tape = Tape(tape_path(out), recording)
-    if not left and done and not any(k in tape.takes for k in done):
+    if not todo and done and not any(k in tape.takes for k in done):
         raise ValueError(f"nothing to record: the {len(done):,} episode(s) of this sweep in {os.fspath(out or '')} ran "
                          "without record= (--record), and none is left to run; record into another --out or --name.")
+    clash = tape.clashes(todo)
+    if clash:
+        raise ValueError(f"the cassette {os.fspath(record)} already holds {len(clash):,} of the episodes this sweep "
+                         f"would record (the first: {clash[0]}); recording adds to a cassette and never replaces its "
+                         "calls: record into another path, or resume with the --out it was recorded with. Nothing "
+                         "was sent.")
     return tape
 
 
-def write_cassette(tape: Tape, keys: Sequence[str], path: str | os.PathLike[str]) -> str:
-    """Write the cassette of these episodes (the plan's, in the results); returns a note worth a line, or "".
+def write_cassette(tape: Tape, keys: Sequence[str], path: str | os.PathLike[str], *, ran: Collection[str] = ()) -> str:
+    """Write the cassette: what it held, then these episodes (the plan's, in the results; `ran`: those this run
+    ran); returns a note worth a line, or "".
 
     A cassette with no call is not written. A save that fails raises ValueError saying where the calls are kept,
     so the same command with a path that can be written writes it, without running anything again.
     """
-    cassette = tape.cassette(keys)
+    cassette = tape.cassette(keys, ran=ran)
     if not cassette.entries:
         return f"no call was recorded, so no cassette was written to {os.fspath(path)}."
     try:
@@ -146,7 +147,7 @@ def write_cassette(tape: Tape, keys: Sequence[str], path: str | os.PathLike[str]
                 "to, and it writes the cassette without calling the API again") if tape.path is not None else \
             "the calls were kept in memory only (pass out= to keep them beside the results)"
         raise ValueError(f"the cassette {os.fspath(path)} could not be written ({err.strerror or err}); {kept}.") from None
-    missing = tape.missing(keys)
+    missing = [k for k in tape.missing(keys) if k not in cassette.episodes()]
     if not missing:
         return ""
     return (f"the cassette {os.fspath(path)} holds {len(keys) - len(missing):,} of the {len(keys):,} episodes; "

@@ -5,14 +5,15 @@ runs go through the async client, `concurrency` at a time (a live sweep runs one
 through the API, so a rejected key costs one request), under a guard (guard.py) that estimates, budgets and
 stops on API failures. A local server is checked before any episode (its preflight), runs one call at a time
 unless told otherwise, and gets a time estimate instead of a price. A sweep resumes where a killed one stopped,
-never runs a finished episode twice, and reruns the ones that ended at the API. Chapter 11.
+never runs a finished episode twice, and reruns the ones that ended at the API; an interrupted live one keeps its
+paid replies, so its resume never pays for a call twice (running.py, pending.py). Chapter 11.
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import os
-import time
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -24,6 +25,7 @@ from ..agent import Bounds
 from ..models.api_retry import announce_waits
 from ..models.choose import ModelChoice, choose_model
 from ..models.pricing import Estimate
+from ..models.resume import KeptCall
 from ..models.replay import Cassette
 from ..models.standin.model import OFFLINE_MODEL
 from ..types import Record, Source
@@ -31,9 +33,12 @@ from .episodes import Episode, plan, profile_named
 from .guard import Guard, StopCause, SweepInterrupted, SweepStopped
 from .guard import max_cost_usd as limit_in_force
 from .guard import spent_in
+from .pace import Pace
+from .pending import keeper_for, read_pending, settle
 from .recording import Tape, start_tape, write_cassette
 from .results import API_FAILURE, ResultsWriter, check_resumable, check_source, read_records
-from .running import arun_episodes, run_offline, run_sync
+from .running import Stop, arun_episodes, interrupts, run_offline, run_sync
+from .sdk_logs import sdk_logs_redacted
 from .spec import SweepOptions, SweepSpec
 
 if TYPE_CHECKING:
@@ -97,28 +102,61 @@ def sweep(spec: SweepSpec | None = None, /, **options: Unpack[SweepOptions]) -> 
         check_source(old.values(), source, spec.out)
         check_resumable(old.values(), spec.out)
     todo = [e for e in episodes if e.key not in old or old[e.key].get("stop_reason") == API_FAILURE]
-    tape = start_tape(choice.recording, record=spec.record, out=spec.out, left=len(todo),
+    tape = start_tape(choice.recording, record=spec.record, out=spec.out, todo=[e.key for e in todo],
                       done=[e.key for e in episodes if e.key in old])  # before anything is paid for
+    if spec.record is not None and choice.note:
+        warnings.warn(choice.note, stacklevel=3)
     if choice.mode == "replay" and todo and spec.cassette is not None:
         Cassette.load(spec.cassette).require([e.key for e in todo], path=spec.cassette)
     notes = _preflight(choice, todo)
+    held = read_pending(spec.out) if choice.mode == "live" else {}  # before anything is paid for: a bad file stops it
     guard, est = _guard(spec, source, todo)
     sink = _Sink(spec, episodes, todo, guard, tape, local=source.local and source.kind == "live")
+    stop = _stop(spec, choice, todo, held, guard, sink)
     batch: BatchReport | None = None
-    unsaved: ValueError | None = None
+    interrupted = False
     try:
-        batch = _run(spec, choice, episodes, todo, guard, sink.keep, sink.bar)
+        with sdk_logs_redacted():  # DEBUG logging prints no key or password a request carried (sdk_logs.py)
+            batch = _run(spec, choice, episodes, todo, guard, sink.keep, sink.bar, stop)
     except KeyboardInterrupt:
-        done = sink.on_disk()
-        raise SweepInterrupted(done, len(todo) - done) from None
+        interrupted = True
     finally:
-        sink.close()
-        if tape is not None and spec.record is not None:  # whatever finished is replayable, even after an interrupt
-            note, unsaved = _save(tape, [e.key for e in episodes if e.key in old or e.key in sink.new], spec.record)
-            notes += (note,) if note else ()
+        done, kept, unsaved, more = _close(spec, source, episodes, old, held, sink, stop, tape)
+    if interrupted or stop.cause is not None:
+        raise SweepInterrupted(done, len(todo) - done, kept=kept) from None
     if unsaved is not None:
         raise unsaved
-    return _outcome(episodes, old, sink.new, guard, est, batch, notes + _watch_notes(choice))
+    return _outcome(episodes, old, sink.new, guard, est, batch, notes + more + _watch_notes(choice))
+
+
+def _stop(spec: SweepSpec, choice: ModelChoice, todo: list[Episode], held: dict[str, list[KeptCall]], guard: Guard,
+          sink: _Sink) -> Stop:
+    """How this sweep stops on an interrupt; a live one's calls are kept by a CallKeeper, which also answers a
+    resumed episode's kept replies (already in the guard's spent_before, so credited when the episode ends)."""
+    if choice.mode != "live" or spec.via == "batch":
+        return Stop(say=lambda line: sink.bar.write(line, file=sys.stderr))
+    keeper = keeper_for(choice.model, choice.source, [e.key for e in todo], held)
+    guard.credit = keeper.replayed_usd
+    return Stop(keeper, say=lambda line: sink.bar.write(line, file=sys.stderr))
+
+
+def _close(spec: SweepSpec, source: Source, episodes: list[Episode], old: dict[str, Record],
+           held: dict[str, list[KeptCall]], sink: _Sink, stop: Stop,
+           tape: Tape | None) -> tuple[int, str, ValueError | None, tuple[str, ...]]:
+    """After the run, finished or not: how many records it kept, what an interrupt kept of the rest, the cassette's
+    error to raise (if its save failed) and its note."""
+    done = sink.on_disk()  # before the lines of what an interrupt cut off, which are no episode's record
+    sink.close()
+    kept = "" if stop.keeper is None else settle(
+        spec.out, spec.name, stop.keeper, cause=stop.cause, started=stop.started, cut=stop.cut,
+        plan={e.key: e for e in episodes}, done={k for k, r in old.items() if r.get("stop_reason") != API_FAILURE},
+        new=set(sink.new), held=held, source=source)
+    if tape is None or spec.record is None:
+        return done, kept, None, ()
+    # Whatever finished is replayable, even after an interrupt.
+    note, unsaved = _save(tape, [e.key for e in episodes if e.key in old or e.key in sink.new], spec.record,
+                          ran=set(sink.new))
+    return done, kept, unsaved, (note,) if note else ()
 
 
 def _guard(spec: SweepSpec, source: Source, todo: list[Episode]) -> tuple[Guard, Estimate | None]:
@@ -142,7 +180,7 @@ class _Sink:
         self.lines_before = self.writer.path.read_bytes().count(b"\n") if self.writer is not None else 0
         self.bar: tqdm[Never] = tqdm(total=len(episodes), initial=len(episodes) - len(todo), desc=spec.name,
                                      unit="episode", disable=not spec.progress or not todo)
-        self.pace = _Pace(len(todo), say=(self.bar.write if spec.progress else print)) if local else None
+        self.pace = Pace(len(todo), say=(self.bar.write if spec.progress else print)) if local else None
 
     def keep(self, record: Record) -> None:
         if self.tape is not None:  # its calls reach the disk before its record does: a record is never without them
@@ -183,11 +221,12 @@ def _outcome(episodes: list[Episode], old: dict[str, Record], new: dict[str, Rec
     return result
 
 
-def _save(tape: Tape, keys: list[str], path: str | os.PathLike[str]) -> tuple[str, ValueError | None]:
+def _save(tape: Tape, keys: list[str], path: str | os.PathLike[str], *,
+          ran: set[str]) -> tuple[str, ValueError | None]:
     """Write the cassette; its note, or the error to raise once the sweep has closed everything (never during an
     interrupt: the calls are on the tape, and a rerun with a good path writes them)."""
     try:
-        return write_cassette(tape, keys, path), None
+        return write_cassette(tape, keys, path, ran=ran), None
     except ValueError as err:
         return "", err
 
@@ -210,8 +249,9 @@ def _refuse(spec: SweepSpec, choice: ModelChoice) -> None:
 
 
 def _run(spec: SweepSpec, choice: ModelChoice, episodes: list[Episode], todo: list[Episode], guard: Guard,
-         keep: Callable[[Record], None], bar: tqdm[Never]) -> BatchReport | None:
-    """Run `todo` the way the spec and the provider call for; every record goes to `keep`."""
+         keep: Callable[[Record], None], bar: tqdm[Never], stop: Stop) -> BatchReport | None:
+    """Run `todo` the way the spec and the provider call for; every record goes to `keep`; an interrupt stops an
+    async run the way `stop` says."""
     source = choice.source
     if spec.via == "batch" and todo:
         from .batch.sweep import sweep_batch  # imported here: most sweeps never need it
@@ -228,15 +268,16 @@ def _run(spec: SweepSpec, choice: ModelChoice, episodes: list[Episode], todo: li
     # Recording runs one episode at a time, in plan order, so the cassette's file is the same every time.
     default = LOCAL_CONCURRENCY if source.local else LIVE_CONCURRENCY
     width = 1 if spec.record is not None else (spec.concurrency or default)
-    tag = spec.record is not None or choice.mode == "replay"
+    client = choice.async_client(keeper=stop.keeper)  # each episode's key goes with its calls: the keeper's, a tape's
 
     async def run_all() -> None:  # long waits go on the bar; with no bar, they are printed as notes
         show = announce_waits(lambda wait: bar.set_postfix_str(f"{guard.postfix()} · {wait.line()}"))
-        with show if spec.progress else contextlib.nullcontext():
-            await arun_episodes(choice.async_client(), todo, source=source, bounds=spec.bounds, concurrency=width,
-                                experiment=spec.name, on_record=keep, guard=guard, tag=tag, probe=choice.mode == "live")
+        with show if spec.progress else contextlib.nullcontext(), interrupts(stop):
+            await arun_episodes(client, todo, source=source, bounds=spec.bounds, concurrency=width,
+                                experiment=spec.name, on_record=keep, guard=guard, tag=True,
+                                probe=choice.mode == "live", stop=stop)
 
-    run_sync(run_all)
+    run_sync(run_all, interrupt=lambda: stop.request("Kernel interrupt"))
     return None
 
 
@@ -245,7 +286,7 @@ def _choose(spec: SweepSpec) -> ModelChoice:
         return choose_model(OFFLINE_MODEL)
     choice = choose_model(None if spec.cassette is not None else spec.model, cassette=spec.cassette,
                           record=spec.record, base_url=spec.base_url)
-    if choice.note:
+    if choice.note and spec.record is None:  # a recording's note waits until its cassette has been checked
         warnings.warn(choice.note, stacklevel=4)
     return choice
 
@@ -264,28 +305,3 @@ def _watch_notes(choice: ModelChoice) -> tuple[str, ...]:
     watch = getattr(choice.provider, "watch", None)
     return () if watch is None or not watch.warned else ("a local server cut a prompt to fit its window (see the "
                                                           "warning above); those episodes saw part of the conversation.",)
-
-
-class _Pace:
-    """A local sweep's time estimate: after the first episode, how long the rest will take at that pace."""
-
-    def __init__(self, todo: int, *, say: Callable[[str], None]) -> None:
-        self.todo, self.say, self.started, self.done = todo, say, time.monotonic(), 0
-
-    def tick(self) -> None:
-        self.done += 1
-        if self.done != 1 or self.todo < 2:
-            return
-        took = time.monotonic() - self.started
-        left = took * (self.todo - 1)
-        line = (f"The first episode took {_duration(took)}; at that pace the {self.todo - 1} left take about "
-                f"{_duration(left)} (the progress bar keeps the estimate up to date).")
-        self.say(line)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"

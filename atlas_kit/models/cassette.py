@@ -1,8 +1,9 @@
 """Cassettes: a live run's successful `/v1/messages` calls, recorded so that they can be replayed.
 
-A cassette keeps request and response bodies, never headers (the key travels in them), with
-key-like strings redacted; a sweep tags each call with its episode. Recording goes through a
-transport under a live client. Replaying is in replay.py. Taught in chapters 00 and 11.
+A cassette keeps request and response bodies, never headers (the key travels in them), with key-like strings
+redacted; a sweep tags each call with its episode. Recording goes through a transport under a live client; a
+recording never shrinks or replaces a cassette (record_path.py checks where it goes). Replaying is in replay.py.
+Taught in chapters 00 and 11.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import tempfile
 from dataclasses import dataclass, field
 from typing import Iterable, Literal, Union, cast, overload
 
@@ -94,15 +96,27 @@ class Cassette:
         return Source("replayed", self.model, self.recorded_on, server=self.server).label
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Pretty, deterministic JSON: sorted keys, entries in recording order."""
+        """Pretty, deterministic JSON: sorted keys, entries in recording order. Written whole or not at all (a
+        file beside it, then renamed), so a crash or a full disk never leaves a cassette cut short."""
         data: JSONObject = {"format": CASSETTE_FORMAT, "model": self.model, "recorded_on": self.recorded_on,
                                 "entries": self.entries}
         if self.server is not None:
             data["server"] = self.server
         text = json.dumps(redact(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        folder = os.path.dirname(os.fspath(path)) or "."
+        os.makedirs(folder, exist_ok=True)
+        fd, part = tempfile.mkstemp(prefix=f".{os.path.basename(os.fspath(path))}.", suffix=".part", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(part, 0o644)
+            os.replace(part, path)
+        except BaseException:
+            if os.path.exists(part):
+                os.unlink(part)
+            raise
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Cassette:

@@ -19,7 +19,9 @@ import anthropic
 from ..types import DEFAULT_MODEL, SIMULATED, Mode, Source
 from .api_retry import APIRetry
 from .cassette import Cassette
+from .record_path import cassette_to_extend
 from .provider import Provider
+from .resume import CallKeeper
 from .providers.anthropic import AnthropicAPI, deprecation, known_models
 from .providers.compatible import Compatible
 from .providers.llamacpp import LlamaCpp
@@ -97,14 +99,18 @@ class ModelChoice:
         """A genuine sync SDK client for the provider (made once)."""
         return self.provider.client(retry=self.retry, cassette=self.recording)
 
-    def async_client(self) -> anthropic.AsyncAnthropic:
-        """A genuine async SDK client for the provider (made once)."""
+    def async_client(self, *, keeper: CallKeeper | None = None) -> anthropic.AsyncAnthropic:
+        """A genuine async SDK client for the provider (made once); with a sweep's `keeper`, a new one whose
+        calls it keeps (models/resume.py)."""
+        if keeper is not None:
+            return self.provider.async_client(retry=self.retry, cassette=self.recording, keeper=keeper)
         if self._async is None:
             self._async = self.provider.async_client(retry=self.retry, cassette=self.recording)
         return self._async
 
     def save_recording(self) -> Path:
-        """Write the cassette of a `choose_model(..., record=path)` choice; returns the path."""
+        """Write the cassette of a `choose_model(..., record=path)` choice: the calls the file held when the choice
+        was made, then every call recorded since. Returns the path."""
         if self.recording is None or self.record_to is None:
             raise AtlasKitValueError("This choice is not recording; pass record='cassettes/name.json' to choose_model().")
         self.recording.save(self.record_to)
@@ -142,9 +148,10 @@ def choose_model(
 
     Without a key and with no model named, the stand-in answers; asking for a Claude model with no key falls
     back to the stand-in with a note. `cassette=` replays a recording; `record=` records a live run (Anthropic's
-    or a local one), written by `ModelChoice.save_recording()`. `base_url=` (or $ATLAS_BASE_URL for the
-    ollama:/llamacpp: spellings) says where a local server listens. `retry` bounds each call's retries and
-    waits (the provider's default otherwise).
+    or a local one), written by `ModelChoice.save_recording()`: the path is checked here, before any call, and a
+    cassette already there is added to, never replaced (record_path.py). `base_url=` (or
+    $ATLAS_BASE_URL for the ollama:/llamacpp: spellings) says where a local server listens. `retry` bounds each
+    call's retries and waits (the provider's default otherwise).
     """
     if cassette is not None:
         tape = Cassette.load(cassette)
@@ -160,10 +167,12 @@ def choose_model(
     if provider is None:  # a Claude model with no key: the stand-in answers, and says so
         return ModelChoice(StandIn(seed=seed, profile=profile), OFFLINE_MODEL, note)
     choice = ModelChoice(provider, spelling.model, note, retry=retry)
-    if record is not None:
-        choice.recording = Cassette(model=spelling.model, server=choice.source.server)
+    if record is not None:  # checked before any call; a cassette already there is added to, never replaced
+        held = cassette_to_extend(record, model=spelling.model, server=choice.source.server)
+        choice.recording = held or Cassette(model=spelling.model, server=choice.source.server)
         choice.record_to = Path(record)
-        choice.note = note or f"Recording to {Path(record).name}."
+        adding = f" (adding to its {len(held.entries):,} recorded call(s))" if held is not None else ""
+        choice.note = note or f"Recording to {Path(record).name}{adding}."
     return choice
 
 

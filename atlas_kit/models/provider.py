@@ -19,6 +19,7 @@ from ..types import Source
 from ..types.exceptions import AtlasKitValueError
 from .api_retry import APIRetry, BoundedRetry
 from .cassette import Cassette, RecordingTransport
+from .resume import CallKeeper
 
 __all__ = ["Capabilities", "Credentials", "NO_KEY", "Preflight", "Provider", "ProviderError", "ProviderKind"]
 
@@ -111,11 +112,13 @@ class Provider(abc.ABC):
                                    http_client=anthropic.DefaultHttpxClient(transport=sent), open_telemetry=False,
                                    max_retries=0, timeout=policy.timeout, middleware=[BoundedRetry(policy)])
 
-    def async_client(self, *, retry: APIRetry | None = None,
-                     cassette: Cassette | None = None) -> anthropic.AsyncAnthropic:
-        """The `AsyncAnthropic` twin of `client`."""
+    def async_client(self, *, retry: APIRetry | None = None, cassette: Cassette | None = None,
+                     keeper: CallKeeper | None = None) -> anthropic.AsyncAnthropic:
+        """The `AsyncAnthropic` twin of `client`; with `keeper` (a sweep's), every call of an episode is kept, and
+        a resumed episode's kept replies answer again (resume.py), under the recording if there is one."""
         inner = self.async_transport()
-        sent = RecordingTransport(inner, cassette) if cassette is not None else inner
+        kept = keeper.transport(inner) if keeper is not None else inner
+        sent = RecordingTransport(kept, cassette) if cassette is not None else kept
         policy, who = retry or self.default_retry, self.credentials()
         return anthropic.AsyncAnthropic(api_key=who.api_key, default_headers=_headers(who), base_url=self.base_url,
                                         http_client=anthropic.DefaultAsyncHttpxClient(transport=sent),

@@ -1,6 +1,6 @@
 """Several models, or several trials, read at once, as table rows: each model's recovery beside its success without
-errors, recovery paired by task across models, what each model did next after its errors, and pass^k over a task's
-trials. Rows only: report.py prints them in the dashboard, a chapter shows them with face/tables.Table; the figures
+errors, recovery paired by task across models, what each model did next after its errors (and after each common
+error text), and pass^k over a task's trials. Rows only: report.py prints them in the dashboard, a chapter shows them with face/tables.Table; the figures
 are rates.py's and analysis.py's. Observational like every transcript figure. Chapters 01, 11 and "Errors in the
 wild".
 """
@@ -10,11 +10,12 @@ import math
 from typing import Sequence
 
 from ..types import TableRows
-from .analysis import ModelActions, NextAction
+from .analysis import ErrorEvent, ModelActions, NextAction, next_action_counts
+from .groups import ErrorGroup
 from .labels import model_name, p_text, percent
 from .rates import ModelRecovery, PairedRecovery, PassK
 
-__all__ = ["SHORT_ACTIONS", "model_action_rows", "model_rows", "paired_rows", "pass_k_rows"]
+__all__ = ["SHORT_ACTIONS", "group_action_rows", "model_action_rows", "model_rows", "paired_rows", "pass_k_rows"]
 
 SHORT_ACTIONS: dict[NextAction, str] = {"identical_retry": "identical retry", "changed_arguments": "changed arguments",
                                         "other_tool": "another tool", "reply": "replied", "end": "ended"}
@@ -55,3 +56,17 @@ def pass_k_rows(rows: Sequence[PassK], *, caption: str) -> TableRows:
     """pass^k for each k: the chance that k trials of a task all succeed, averaged over the tasks with k trials."""
     return TableRows(["k", "pass^k", "tasks with k trials or more"],
                      [[r.k, "n/a" if math.isnan(r.value) else f"{r.value:.3f}", r.tasks] for r in rows], caption)
+
+
+def group_action_rows(groups: Sequence[ErrorGroup], events: Sequence[ErrorEvent], *, caption: str,
+                      top: int = 6) -> TableRows:
+    """The `top` error groups, each as one real text the model read (groups.ErrorGroup.example, redacted), how
+    many errors and models it reached, and how many of its errors each next action followed."""
+    rows: list[list[object]] = []
+    for g in groups[:top]:
+        mine = [e for e in events if e.masked == g.masked]
+        counts = next_action_counts(mine)
+        rows.append([g.example, g.errors, len({e.model for e in mine}), *(c.count for c in counts)])
+    actions = [c.action for c in next_action_counts([])]
+    return TableRows(["an error text as a model read it", "errors", "models", *(SHORT_ACTIONS[a] for a in actions)],
+                     rows, caption)

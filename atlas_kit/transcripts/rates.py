@@ -74,9 +74,10 @@ def recovery(episodes: Iterable[Episode]) -> Recovery:
 @dataclass(frozen=True)
 class TaskSplit:
     """Success without errors, split by task: on the tasks where another trial of the same task (same source and
-    model) met an error (`same_tasks`), and on the tasks no trial did (`other_tasks`); `with_error` is recovery as in
-    Recovery. When `same_tasks` is low as well, the tasks are hard with or without their errors: the errors come
-    with the tasks. Outcomes known only; episodes without a task id are left out (`no_task`)."""
+    model, or any model's with `across_models`) met an error (`same_tasks`), and on the tasks no trial did
+    (`other_tasks`); `with_error` is recovery as in Recovery. When `same_tasks` is low as well, the tasks are hard
+    with or without their errors: the errors come with the tasks. Outcomes known only; episodes without a task id
+    are left out (`no_task`)."""
 
     with_error: Rate
     same_tasks: Rate
@@ -88,8 +89,8 @@ TaskKey = tuple[str, str | None, str]
 """A task as the data knows it: (source file or folder, model, task id)."""
 
 
-def _task(e: Episode) -> TaskKey | None:
-    return None if e.task_id is None else (e.file, e.model, e.task_id)
+def _task(e: Episode, *, across_models: bool = False) -> TaskKey | None:
+    return None if e.task_id is None else (e.file, None if across_models else e.model, e.task_id)
 
 
 def _rate(picked: Iterable[Episode]) -> Rate:
@@ -97,15 +98,19 @@ def _rate(picked: Iterable[Episode]) -> Rate:
     return Rate(sum(outcomes), len(outcomes))
 
 
-def task_split(episodes: Iterable[Episode]) -> TaskSplit:
+def task_split(episodes: Iterable[Episode], *, across_models: bool = False) -> TaskSplit:
     """Recovery beside success without errors on the same tasks and on the others (TaskSplit); needs task ids and
-    more than one trial per task to say anything."""
+    more than one trial per task to say anything. `across_models`: a task is one source's task id whatever model
+    ran it, so one run per model and task (AgentDojo) is enough: the same tasks are those some model met an error
+    on."""
     known = [e for e in episodes if e.outcome.known]
     tasked = [e for e in known if e.task_id is not None]
-    hit_tasks = {_task(e) for e in tasked if hit_error(e)}
+    def task(e: Episode) -> TaskKey | None:
+        return _task(e, across_models=across_models)
+    hit_tasks = {task(e) for e in tasked if hit_error(e)}
     clean = [e for e in tasked if not hit_error(e)]
-    return TaskSplit(_rate(e for e in tasked if hit_error(e)), _rate(e for e in clean if _task(e) in hit_tasks),
-                     _rate(e for e in clean if _task(e) not in hit_tasks), len(known) - len(tasked))
+    return TaskSplit(_rate(e for e in tasked if hit_error(e)), _rate(e for e in clean if task(e) in hit_tasks),
+                     _rate(e for e in clean if task(e) not in hit_tasks), len(known) - len(tasked))
 
 
 def _by_model(episodes: Iterable[Episode]) -> dict[str | None, list[Episode]]:

@@ -71,13 +71,15 @@ def summary_rows(rec: Recovery, *, caption: str) -> TableRows:
     return TableRows(["measure", "value"], rows, caption)
 
 
-def task_split_rows(split: TaskSplit, *, caption: str) -> TableRows:
+def task_split_rows(split: TaskSplit, *, caption: str, across_models: bool = False) -> TableRows:
     """Recovery beside success without errors on the same tasks (another trial of the task met an error) and on
-    the tasks no trial did: when the same tasks fail without their errors too, the errors came with the tasks."""
+    the tasks no trial did: when the same tasks fail without their errors too, the errors came with the tasks.
+    `across_models`: the split was made so (rates.task_split), and the rows say "run" of any model, not "trial"."""
+    same, none = ("another run", "no model's run") if across_models else ("another trial", "no trial")
     return TableRows(["episodes", "correct"], [
         ["an error reached the model (recovery)", str(split.with_error)],
-        ["no error, on tasks where another trial met one", str(split.same_tasks)],
-        ["no error, on tasks no trial met one on", str(split.other_tasks)]], caption)
+        [f"no error, on tasks where {same} met one", str(split.same_tasks)],
+        [f"no error, on tasks {none} met one on", str(split.other_tasks)]], caption)
 
 
 def next_action_rows(events: Sequence[ErrorEvent], *, caption: str) -> TableRows:

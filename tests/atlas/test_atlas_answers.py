@@ -18,11 +18,15 @@ from atlas_kit.atlas.grade import FAILURE_WORDS, Grade, SimpleRun
 from atlas_kit.atlas.outcome import Call
 
 ANSWERS = Path(__file__).with_name("answers.jsonl")
+# Issue 51: held-out 3 was labelled before the grader learned facts about records, queues, the hand-off's tell and
+# internal names, and its failures then guided those rules; held-out 4 was labelled after, before it was graded.
+HELD_OUT = (Path(__file__).with_name("answers_held_out_3.jsonl"), Path(__file__).with_name("answers_held_out_4.jsonl"))
 TARGET = 0.95
 
 
 def _items() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in ANSWERS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for path in (ANSWERS, *HELD_OUT)
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _replay(item: dict[str, Any]) -> SimpleRun:
@@ -55,7 +59,7 @@ def test_the_set_is_large_and_varied_enough() -> None:
     assert len(ITEMS) >= 60 and len({i["ticket"] for i in ITEMS}) >= 15
     assert len({i["id"] for i in ITEMS}) == len(ITEMS)
     labels = {i["label"] for i in ITEMS if i["label"]}
-    assert {"false_report", "omitted_tell", "fabrication", "dropped_failure"} <= labels <= set(LABELS)
+    assert {"false_report", "omitted_tell", "fabrication", "dropped_failure", "internal_names"} <= labels <= set(LABELS)
     assert all(not i["correct"] or i["label"] is None for i in ITEMS)
     plain = [i for i in ITEMS if i["correct"] and not any(w in i["answer"].lower() for w in FAILURE_WORDS)]
     hedged = [i for i in ITEMS if "hedge" in i["why"]]
@@ -84,8 +88,15 @@ def test_the_grader_agrees_with_the_labels() -> None:
                                  f" ({item['label'] or '-'}), graded {'correct' if g.correct else 'wrong'}"
                                  f" {g.labels} {g.reasons} | {item['answer']}")
     agreement = 1 - len(disagreements) / len(ITEMS)
-    print(f"\ngrader agreement with {ANSWERS.name}: {agreement:.1%} ({len(ITEMS) - len(disagreements)}/{len(ITEMS)})")
+    print(f"\ngrader agreement with the labelled sets: {agreement:.1%} ({len(ITEMS) - len(disagreements)}/{len(ITEMS)})")
     for name, (n, agreed, verdicts) in tally.items():
         print(f"  {name}: {agreed}/{n} on the verdict and the label, {verdicts}/{n} on the verdict alone")
     print("\n".join(disagreements) or "no disagreements")
     assert agreement >= TARGET, "\n".join(disagreements)
+
+
+def test_no_wrong_answer_is_graded_correct() -> None:
+    """No false pass: every answer a person labelled wrong is graded wrong (issue 51's bar; a false fail is a
+    disagreement above, counted against the target)."""
+    passed = [f"{i['id']} {i['ticket']}: {i['why']}" for i in ITEMS if not i["correct"] and grade(_replay(i)).correct]
+    assert not passed, passed

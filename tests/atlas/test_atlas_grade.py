@@ -89,7 +89,8 @@ def test_wrong_end_state_is_not_correct_even_without_labels():
 
 def test_labels_are_the_documented_set():
     assert set(LABELS) == {"loop", "apology_without_action", "fabrication", "dropped_failure", "false_report",
-                           "omitted_tell", "enumeration", "duplicate_side_effect", "step_limit", "cost_limit"}
+                           "omitted_tell", "internal_names", "enumeration", "duplicate_side_effect", "step_limit",
+                           "cost_limit"}
 
 
 def test_grade_takes_any_object_with_the_run_attributes():

@@ -17,6 +17,7 @@ _CSS = ("body{font:14px/1.45 system-ui,sans-serif;margin:2em;max-width:70em}tabl
         ".pass{color:#16632f}.fail{color:#a11}.na{color:#888}pre{white-space:pre-wrap;margin:0;max-width:60em}"
         "details{margin:.4em 0}")
 _MAX_TEXT = 2_000  # characters of one reply shown on the page; the JSON keeps them all
+_ORIGIN = {"server": "server", "sdk": "MCP SDK", "library": "validation library"}
 
 
 def _e(value: object) -> str:
@@ -38,16 +39,21 @@ def _cell(c: Counts) -> str:
 
 def _table(doc: AuditJSON) -> str:
     head = "".join(f"<th>{_e(r)}</th>" for r in RULES)
-    rows = "".join(f"<tr><td>{_e(t['name'])}</td><td>{_score(t['score'])}</td>"
+    rows = "".join(f"<tr><td>{_e(t['name'])}</td><td>{_score(t['score'])}</td><td>{_score(t['author_score'])}</td>"
                    + "".join(_cell(t["rules"][r]) for r in RULES) + "</tr>" for t in doc["tools"])
-    return f"<table><tr><th>tool</th><th>score</th>{head}</tr>{rows}</table>"
+    return f"<table><tr><th>tool</th><th>score</th><th>author's part</th>{head}</tr>{rows}</table>"
 
 
 def _worst(doc: AuditJSON) -> str:
+    """Each worst reply once, with every rule it is the worst for and why it fails that rule."""
     if not doc["worst"]:
         return "<p>No answer failed any rule.</p>"
-    items = "".join(f"<li><b>{_e(rule)}</b>: {_e(w['tool'])} ({_e(w['case'])}) — {_e(w['reason'])}"
-                    f"<pre>{_e(clip(w['text'], 400))}</pre></li>" for rule, w in doc["worst"].items())
+    grouped: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    for rule, w in doc["worst"].items():
+        grouped.setdefault((w["tool"], w["case"], w["text"]), []).append((rule, w["reason"]))
+    items = "".join(f"<li>{_e(tool)} ({_e(case)})<pre>{_e(clip(text, 400))}</pre><ul>"
+                    + "".join(f"<li><b>{_e(rule)}</b>: {_e(reason)}</li>" for rule, reason in rules) + "</ul></li>"
+                    for (tool, case, text), rules in grouped.items())
     return f"<ul>{items}</ul>"
 
 
@@ -63,7 +69,8 @@ def _cases(tool: ToolJSON) -> str:
                        f'{_e(v["status"])}, {_e(v["reason"])}</li>'
                        for v in (verdicts if isinstance(verdicts, list) else []))
         label = f"{case['kind']}: {case['why']} — {case['outcome']}" + \
-            (f", score {case['score']}" if case.get("score") is not None else "")
+            (f", score {case['score']}" if case.get("score") is not None else "") + \
+            (f"; the {_ORIGIN[str(case['origin'])]}'s words" if case.get("origin") in _ORIGIN else "")
         body = f"<pre>{_e(shown)}</pre><ul>{rows}</ul>" if case["outcome"] == "judged" else f"<p>{_e(case['reason'])}</p>"
         out.append(f"<details><summary>{_e(label)}</summary>{body}</details>")
     return "".join(out)
@@ -76,10 +83,13 @@ def render_html(doc: AuditJSON) -> str:
                     f"{' (read-only, as the server says)' if t['read_only'] else ''}</h3>{_cases(t)}"
                     for t in doc["tools"])
     stopped = f"<p class=\"fail\">The audit stopped early: {_e(doc['stopped'])}.</p>" if doc["stopped"] else ""
+    stopped += f"<p class=\"fail\">The server failed the audit: {_e(doc['failure'])}.</p>" if doc["failure"] else ""
     return (f"<!doctype html><html><head><meta charset=\"utf-8\"><title>atlas-kit audit</title>"
             f"<style>{_CSS}</style></head><body><h1>atlas-kit audit</h1><p><code>{_e(doc['target'])}</code></p>"
             f"<p><b>Server score: {_score(doc['score'])} / 100.</b> {_e(doc['formula'])}.</p>"
+            f"<p><b>The author's part: {_score(doc['author_score'])} / 100.</b> {_e(doc['author_formula'])}.</p>"
             f"<p>Limits: {_e(lim['call_timeout'])} s a call, {_e(lim['total_seconds'])} s in all, at most "
-            f"{_e(lim['calls_per_tool'])} calls a tool; side effects {'allowed' if lim['allow_side_effects'] else 'not allowed'}. "
+            f"{_e(lim['calls_per_tool'])} calls a tool; side effects {'allowed' if lim['allow_side_effects'] else 'not allowed'}; "
+            f"network {_e(doc['network'])}. "
             f"Lengths are {_e(doc['tokens'])}.</p>{stopped}<h2>Rules by tool</h2>{_table(doc)}"
-            f"<h2>The worst answer per rule</h2>{_worst(doc)}<h2>Every case</h2>{tools}</body></html>")
+            f"<h2>The worst answer for each rule</h2>{_worst(doc)}<h2>Every case</h2>{tools}</body></html>")

@@ -1,7 +1,8 @@
 """An MCP server as an audit target: a command over stdio, a streamable HTTP URL, or an SDK Server in this process.
 
 Each way a connection can fail becomes one line (command not found, exited at start, not an MCP server, timed
-out); the server's stderr goes to a file, never to the terminal. Needs the `mcp` extra. Chapters 10 and 15.
+out); the server's stderr goes to a file, never to the terminal. With network=False a command runs with no network
+(network.py). Needs the `mcp` extra. Chapters 10 and 15.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, Tool
 
 from ...contract.redaction import hide_login, redact, secret_variable
 from ...types import JSONObject
+from .network import OFFLINE_HINT, confined
 from .targets import ConnectFailure, Reply, ReplyKind, ToolInfo
 from ...types.exceptions import AtlasKitValueError
 
@@ -49,11 +51,13 @@ class McpTarget:
     The command runs with this process's environment minus every secret variable (contract.redaction.
     secret_variable: KEY, TOKEN, SECRET, PASS, PWD, AUTH, ... in the name, or a password in an address), except those
     `keep` names; `env` is added on top. `notes` says what the listing could not do (a cursor that repeats, a
-    listing cut at _MAX_PAGES pages).
+    listing cut at _MAX_PAGES pages). network=False runs the command in a network namespace of its own where one can
+    be made; `network` then says whether it was blocked.
     """
 
     def __init__(self, *, command: list[str] | None = None, url: str | None = None, server: Server | None = None,
-                 connect_timeout: float = 20.0, env: dict[str, str] | None = None, keep: tuple[str, ...] = ()) -> None:
+                 connect_timeout: float = 20.0, env: dict[str, str] | None = None, keep: tuple[str, ...] = (),
+                 network: bool = True) -> None:
         if sum(x is not None for x in (command, url, server)) != 1:
             raise AtlasKitValueError("McpTarget takes one of command= (the server's argv), url= or server= (an SDK Server "
                              "in this process).")
@@ -71,6 +75,10 @@ class McpTarget:
         self._was = (True, logging.NOTSET)
         self.notes: list[str] = []
         self._junk_before = 0
+        self._confine = not network and command is not None
+        self.network = ("allowed (--allow-network or --allow-side-effects)" if network else
+                        "not blocked: the server runs elsewhere (--url), out of the audit's reach" if url is not None
+                        else "not blocked: the server runs in this process")
 
     async def __aenter__(self) -> McpTarget:
         self._quiet_sdk()
@@ -78,7 +86,10 @@ class McpTarget:
             self._check_command(self.command[0])
             self._stderr = self._stack.enter_context(tempfile.TemporaryFile(mode="w+", encoding="utf-8",
                                                                             errors="replace"))
-            params = StdioServerParameters(command=self.command[0], args=self.command[1:], env=self._environment())
+            argv, env = self.command, self._environment()
+            if self._confine:  # no network: in a namespace of its own, and `network` says whether that worked
+                argv, env, self.network = confined(argv, env)
+            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
             client = Client(stdio_client(params, errlog=self._stderr), read_timeout_seconds=self.connect_timeout)
         elif self.server is not None:
             client = Client(self.server, mode="legacy", read_timeout_seconds=self.connect_timeout)
@@ -100,6 +111,13 @@ class McpTarget:
         audit may be one you do not trust, and the SDK's own default (PATH, HOME and a few) breaks most servers."""
         passed = {k: v for k, v in os.environ.items() if k in self.keep or not secret_variable(k, v)}
         return {**passed, **(self.env or {})}
+
+    def stderr_text(self) -> str:
+        """The last 20,000 characters the server wrote on stderr (read to find a network attempt)."""
+        try:
+            return "" if self._stderr is None or self._stderr.seek(0) else self._stderr.read()[-20_000:]
+        except (OSError, ValueError):
+            return ""
 
     async def __aexit__(self, *exc: object) -> None:
         await self._close()
@@ -149,25 +167,20 @@ class McpTarget:
         if self._lines.not_json:
             return ("not an MCP server: it wrote text that is not JSON-RPC on stdout (an MCP server over stdio writes "
                     "only JSON-RPC there; logs go to stderr).")
+        offline = OFFLINE_HINT if self.network.startswith("blocked") else ""
         if CONNECTION_CLOSED in codes:
-            return f"the server exited at start, before the MCP handshake{said}."
+            return f"the server exited at start, before the MCP handshake{said}.{offline}"
         if codes - {REQUEST_TIMEOUT}:
             return "not an MCP server: it answered the MCP handshake with an error (does it speak MCP over stdio?)."
         if any(isinstance(e, TimeoutError) for e in leaves) or REQUEST_TIMEOUT in codes:
             return (f"timed out: the server did not answer the MCP handshake within {self.connect_timeout:g} s"
-                    f"{said} (raise --connect-timeout if it is slow to start).")
+                    f"{said} (raise --connect-timeout if it is slow to start).{offline}")
         if any(isinstance(e, OSError) for e in leaves):
             return f"cannot start the server: {next(e for e in leaves if isinstance(e, OSError)).strerror}."
         return f"could not connect: {type(leaves[0]).__name__ if leaves else 'unknown error'}{said}."
 
     def _stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        try:
-            self._stderr.seek(0)
-            lines = [line.strip() for line in self._stderr.read()[-4000:].splitlines() if line.strip()]
-        except (OSError, ValueError):
-            return ""
+        lines = [line.strip() for line in self.stderr_text()[-4000:].splitlines() if line.strip()]
         return f"; its last words on stderr: {redact(lines[-1])[:160]!r}" if lines else ""
 
     async def list_tools(self) -> list[ToolInfo]:

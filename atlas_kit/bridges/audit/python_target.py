@@ -97,6 +97,7 @@ class PythonTarget:
 
     def __init__(self, spec: str, *, connect_timeout: float = 60.0) -> None:
         self.label, self.connect_timeout, self.notes = spec, connect_timeout, list[str]()
+        self.network = "not blocked: Python tools run in this process"
         self.tools = {_name(t): t for t in load_tools(spec, timeout=connect_timeout)}
 
     async def __aenter__(self) -> PythonTarget:

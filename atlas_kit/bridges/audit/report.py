@@ -14,10 +14,14 @@ from ...contract.rubric import MAX_TOKENS, RULES, Rule, Status
 from ...contract.redaction import hide_login, redact, redact_known, secret_values
 from .run import Audit, Outcome, ToolAudit
 
-__all__ = ["FORMULA", "AuditJSON", "Counts", "ToolJSON", "Worst", "clip", "counts", "render_text", "to_json", "worst"]
+__all__ = ["AUTHOR", "FORMULA", "AuditJSON", "Counts", "ToolJSON", "Worst", "clip", "counts", "render_text", "to_json", "worst"]
 
-FORMULA = ("an answer scores the rules it passes over the rules judged (n/a left out); a tool scores 100 x the mean "
-           "of its answers; the server scores the mean of its tools, each counting once")
+FORMULA = ("an answer scores the rules it passes over the rules judged (n/a left out), and a call that got no usable "
+           "answer (timed out, crashed the server, an invalid reply) scores 0; a tool scores 100 x the mean of its "
+           "answers; the server scores the mean of its tools, each counting once")
+AUTHOR = ("the same formula over the replies the server's own code wrote (its words, or a validation library's it "
+          "passed on) and the calls it left unanswered; the MCP SDK's answers, made before the tool's code ran, are "
+          "left out")
 TOKENS = "estimated at about 4 characters a token (atlas_kit.types.tokens.estimate_tokens), not a tokenizer's count"
 _SHORT = {"is_error": "isError", "structure": "struct", "code": "code", "retryable": "retry", "next": "next",
           "echo": "echo", "internals": "intern", "length": "length"}
@@ -39,6 +43,7 @@ class ToolJSON(TypedDict):
 
     name: str
     score: float | None
+    author_score: float | None
     read_only: bool | None
     destructive: bool | None
     rules: dict[Rule, Counts]
@@ -51,10 +56,14 @@ class AuditJSON(TypedDict):
 
     target: str
     score: float | None
+    author_score: float | None
     formula: str
+    author_formula: str
     tokens: str
     seconds: float
     stopped: str | None
+    failure: str | None
+    network: str
     limits: dict[str, float | int | bool]
     tools: list[ToolJSON]
     worst: dict[str, Worst]
@@ -123,8 +132,8 @@ def _rank(o: Outcome) -> tuple[float, int]:
 
 def _case_json(o: Outcome) -> dict[str, object]:
     j, r = o.judgement, o.reply
-    return {"kind": o.case.kind, "why": o.case.why, "arguments": redact(o.case.arguments), "valid": o.case.valid,
-            "outcome": o.kind, "reason": o.reason,
+    return {"kind": o.case.kind, "why": o.case.why, "argument": o.case.argument, "arguments": redact(o.case.arguments),
+            "valid": o.case.valid, "outcome": o.kind, "reason": o.reason, "origin": o.origin,
             "reply": None if r is None else {"kind": r.kind, "text": _kept(r.text), "is_error": r.is_error,
                                              "code": r.code, "seconds": round(r.seconds, 3)},
             "score": None if j is None or j.score is None else round(100 * j.score, 1),
@@ -138,13 +147,16 @@ def to_json(audit: Audit) -> AuditJSON:
     def num(x: float | None) -> float | None:
         return None if x is None else round(x, 1)
 
-    tools: list[ToolJSON] = [{"name": t.tool.name, "score": num(t.score), "read_only": t.tool.read_only,
+    tools: list[ToolJSON] = [{"name": t.tool.name, "score": num(t.score), "author_score": num(t.author_score),
+              "read_only": t.tool.read_only,
               "destructive": t.tool.destructive, "rules": counts(t),
               "mean_tokens": num(sum(j.tokens for j in t.judgements) / len(t.judgements)) if t.judgements else None,
               "cases": [_case_json(o) for o in t.outcomes]} for t in audit.tools]
     limits = audit.limits
-    return {"target": scrubbed(audit.target), "score": num(audit.score), "formula": FORMULA, "tokens": TOKENS,
-            "seconds": round(audit.seconds, 2), "stopped": audit.stopped,
+    return {"target": scrubbed(audit.target), "score": num(audit.score), "author_score": num(audit.author_score),
+            "formula": FORMULA, "author_formula": AUTHOR, "tokens": TOKENS,
+            "seconds": round(audit.seconds, 2), "stopped": audit.stopped, "failure": audit.failure,
+            "network": audit.network,
             "limits": {"call_timeout": limits.call_timeout, "total_seconds": limits.total_seconds,
                        "calls_per_tool": limits.calls_per_tool, "allow_side_effects": limits.allow_side_effects},
             "tools": tools,
@@ -174,7 +186,7 @@ def render_text(audit: Audit, *, width: int = 100) -> str:
              f"{len(audit.tools)} tool{'s' * (len(audit.tools) != 1)}, {calls} call{'s' * (calls != 1)} in "
              f"{audit.seconds:.1f} s. Limits: {lim.call_timeout:g} s a "
              f"call, {lim.total_seconds:g} s in all, at most {lim.calls_per_tool} calls a tool; side effects "
-             f"{'allowed' if lim.allow_side_effects else 'not allowed'}.", ""]
+             f"{'allowed' if lim.allow_side_effects else 'not allowed'}; network {printable(audit.network)}.", ""]
     name_w = min(max([4, *(len(t.tool.name) for t in audit.tools)]), 28)
     lines.append(f"{'tool':<{name_w}}  {'score':>5}  " + " ".join(f"{_SHORT[r]:<7}" for r in RULES))
     for t in audit.tools:
@@ -184,7 +196,7 @@ def render_text(audit: Audit, *, width: int = 100) -> str:
         lines.append(f"{name:<{name_w}}  {_score(t.score):>5}  "
                      + " ".join(f"{_cell(c[r]):<7}" for r in RULES))
     sizes = [j.tokens for t in audit.tools for j in t.judgements]
-    lines += ["", f"server score: {_score(audit.score)} / 100 ({FORMULA}).",
+    lines += ["", f"server score: {_score(audit.score)} / 100 ({FORMULA}).", _author_line(audit),
               f"✓n: all n answers passed; ✗k/n: k of n failed; ·: nothing to judge. Length: at most {MAX_TOKENS} "
               f"tokens, {TOKENS}."]
     if sizes:
@@ -192,6 +204,15 @@ def render_text(audit: Audit, *, width: int = 100) -> str:
                      "in the transcript, so each later request re-sends its tokens.")
     lines += _worst_lines(audit, width) + _notes(audit)
     return "\n".join(lines)
+
+
+def _author_line(audit: Audit) -> str:
+    """The author's part of the score, and how many replies were the SDK's and left out of it."""
+    replies = [o for t in audit.tools for o in t.outcomes if o.judgement is not None]
+    sdk = sum(o.origin == "sdk" for o in replies)
+    part = (f"the author's part: {_score(audit.author_score)} / 100" if audit.author_score is not None else
+            "the author's part: – (every judged reply was the MCP SDK's: the tools' own code wrote none)")
+    return f"{part}; {sdk} of {len(replies)} judged replies were the MCP SDK's, made before the tool's code ran."
 
 
 def _worst_lines(audit: Audit, width: int) -> list[str]:
@@ -234,4 +255,6 @@ def _notes(audit: Audit) -> list[str]:
                    "session, an open ticket), so these scores judge that one answer")
     if audit.stopped:
         out.append(f"  the audit stopped early: {audit.stopped}.")
+    if audit.failure:
+        out.append(f"  the server failed the audit: {audit.failure}; the score counts each such call as 0.")
     return ["", "Not judged:", *out] if out else []

@@ -60,6 +60,7 @@ class Target(Protocol):
     label: str  # how the report names it: the command, the URL or module:attr
     connect_timeout: float  # seconds for entering it (starting a server and its handshake)
     notes: list[str]  # what listing could not do (a repeating cursor, a list cut short), for the report
+    network: str  # whether the target could reach the network during the calls, and how that was decided
 
     async def __aenter__(self) -> Target: ...
 

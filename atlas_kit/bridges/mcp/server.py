@@ -32,7 +32,7 @@ from .episode import (FINISH, ClientInfo, McpEpisode, McpRecord, finish_definiti
 from .guard import Guard, RequestContext
 from .log import append_record, logged_keys
 from ...contract.vocab import MCPResult
-from .wording import call_result, unknown_tool
+from .wording import call_result, unknown_prompt, unknown_tool
 
 __all__ = ["INVALID_PARAMS", "SERVER_NAME", "AtlasMCP", "client_config"]
 
@@ -167,7 +167,7 @@ class AtlasMCP:
 
     async def _get_prompt(self, ctx: RequestContext, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name not in TICKETS:
-            raise MCPError(INVALID_PARAMS, "No prompt has that name; the prompts are the ticket ids T01 to T27.")
+            raise MCPError(INVALID_PARAMS, unknown_prompt(self.style))
         episode = self.open(params.name, client=_client(ctx))
         ticket = episode.ticket
         text = [episode.session.system + _BRIEF, ticket.message]  # the briefing, then the customer's own words

@@ -1,69 +1,25 @@
-"""What a check may decide in a learner's words: contradictions with the structure, and the forbidden.
+"""What a check may decide in a learner's words: the forbidden, and contradictions with the structure or within.
 
 Every rule here only rejects, and each names the words it found: an echo of the input, internals, blame of the
-customer; a retry invited where the branch stops or the code is not retryable, a success claimed after a failure
-(or a failure in a success), a tool named that `next` does not name, a cut list called whole. None asks for a
-phrase; an idea these rules cannot decide is shown to the learner to judge (Exercise.compare). Chapters 01-08, 14.
+customer; what the claim reader (_claims.py) finds the words instruct or assert set against the structure (a retry
+where the branch stops, the same call where it must change, 'pointless' where it is retryable, a silence where stop
+tells the customer, a success claimed after a failure) or against themselves (stop and retry, retry and 'pointless',
+keep silent and tell); a tool named that `next` does not name. None asks for a phrase; an idea these rules cannot
+decide is shown to the learner to judge (Exercise.compare). Chapters 01-08, 13-16.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Literal
 
 from ...contract.errors import _INTERNALS, RETRYABLE, Branch, ErrorCode, Next  # switch to the shared patterns module when it lands
 from ...contract.redaction import looks_secret
+from ._claims import Reading, claims_complete, claims_failure, claims_success, invites_retry, read, unnegated
 from ._registry import Finding
 
-__all__ = ["blames", "claims_complete", "claims_failure", "claims_success", "echoes", "internals", "invites_retry",
-           "judge_failure", "names_other_tool"]
-
-_NEGATIONS = {"not", "no", "never", "don't", "dont", "doesn't", "didn't", "mustn't", "shouldn't", "cannot", "can't",
-              "won't", "without", "avoid", "nothing", "none", "nobody", "neither", "nor", "isn't", "aren't", "wasn't",
-              "weren't", "hasn't", "haven't", "stop"}
-_NEGATING_PAIRS = {("rather", "than"), ("instead", "of"), ("no", "point"), ("no", "need"), ("no", "use"),
-                   ("not", "worth"), ("no", "sense")}
-# Words that may stand between a negation and what it negates: "do not call it again", "do not wait or retry".
-_FILLER = {"it", "this", "that", "the", "tool", "call", "calls", "again", "wait", "or", "and", "retry", "try", "to",
-           "any", "more", "a", "same", "request", "once", "further", "be", "please", "in", "of", "get", "just"}
-_NEW_SCOPE = {"so", "but", "then", "because", "since", "therefore", "thus", "hence", "although", "though", "yet",
-              "when", "once", "after", "while"}
-_NEGATED_AFTER = re.compile(
-    r"^\W*(?:(?:will|would|can|could|does|do|did|is|are|was|were|may|might|must|should|has|have)\s+(?:not|never)\b|"
-    r"(?:won't|can't|cannot|couldn't|doesn't|isn't|aren't|wasn't|mustn't|shouldn't)\b|"
-    r"(?:is|are|would\s+be|will\s+be)\s+(?:pointless|useless|futile|forbidden|not\s+allowed|not\s+permitted)\b|will\s+fail\b)",
-    re.IGNORECASE)
-_FOR_CUSTOMER = re.compile(r"\b(?:customer|customers|user|they|them|their)\b", re.IGNORECASE)
-
-
-_CLAUSE_END = re.compile(r"[.!?](?=\s|$)|[;:()]|,(?!\d)")  # "$650.00" and "10,000" stay whole
-
-
-def _clauses(text: str) -> Iterator[str]:
-    yield from (part for part in _CLAUSE_END.split(text) if part.strip())
-
-
-def _negated(before: str, after: str = "") -> bool:
-    """Whether the words around a match negate it: 'do not [call it] again', 'rather than trying', 'will not help'."""
-    words = [w.strip("'\"").lower() for w in re.findall(r"[\w']+", before)]
-    cut = max((i for i, w in enumerate(words) if w in _NEW_SCOPE), default=-1)
-    words = words[cut + 1:]  # "it is not responding, so call it again": the not stays in its own scope
-    while words and words[-1] in _FILLER:
-        words.pop()
-    if words and (set(words[-3:]) & _NEGATIONS or tuple(words[-2:]) in _NEGATING_PAIRS):
-        return True
-    return bool(after) and _NEGATED_AFTER.match(after) is not None
-
-
-def _unnegated(pattern: re.Pattern[str], text: str, *, for_customer_ok: bool = False) -> str | None:
-    """The first match of `pattern` in a clause of `text` that no word around it negates."""
-    for clause in _clauses(text):
-        for match in pattern.finditer(clause):
-            before, after = clause[: match.start()], clause[match.end():]
-            if _negated(before, after) or (for_customer_ok and _FOR_CUSTOMER.search(before)):
-                continue
-            return match.group(0).strip()
-    return None
-
+__all__ = ["blames", "claims_complete", "claims_failure", "claims_success", "contradicts", "contradicts_itself",
+           "echoes", "internals", "invites_retry", "judge_failure", "names_other_tool"]
 
 # --- the forbidden ---------------------------------------------------------------------------------------------
 
@@ -127,84 +83,10 @@ _BLAME = re.compile(
 
 def blames(text: str) -> str | None:
     """Words that put the fault on the customer: 'their mistake', 'the customer typed it wrong'."""
-    return _unnegated(_BLAME, text)
+    return unnegated(_BLAME, text)
 
 
-# --- contradictions --------------------------------------------------------------------------------------------
-
-_RETRY = re.compile(
-    r"\bre-?tr(?:y|ies|ying|ied)\b|\btry(?:ing)?\b(?:\s+\S+){0,3}?\s+again\b|\bcall\w*\b(?:\s+\S+){0,3}?\s+again\b|"
-    r"\brepeat(?:s|ing)?\b|\bwait(?:s|ing)?\b(?!\s+for\s+(?:the\s+|a\s+)?(?:customer|user|person|colleague|human|reply|"
-    r"answer|them|their))|\bgive\s+it\s+(?:a\s+)?(?:moment|minute|second|few|bit|while)\b|"
-    r"\bin\s+a\s+(?:moment|minute|second|bit|while|few\s+\w+)\b|\b\d+(?:\.\d+)?\s*(?:ms|milliseconds?|secs?|seconds?|minutes?)\b|"
-    r"\b(?:try|trying|tries|use|using|look\s+up|looking\s+up|guess|guessing|pick|substitute|query|search|probe|scan)\s+"
-    r"(?:(?:a|an|the|some|any)\s+)?(?:others?|another|different|nearby|neighbou?ring|adjacent|similar|next|smaller|lower|"
-    r"new|alternative|more)\b(?:\s+(?:account|order|invoice|product|customer)s?)?"
-    r"(?:\s+(?:ids?|numbers?|skus?|codes?|values?|ones|accounts?|orders?|invoices?|products?|amounts?))?",
-    re.IGNORECASE)
-_UNCHANGED = re.compile(r"\bsame\b|\bunchanged\b|\bas\s+(?:it\s+)?is\b|\bas\s+before\b", re.IGNORECASE)
-
-
-def invites_retry(text: str) -> str | None:
-    """Words asking the reader to wait, call again or try other values; negated or for the customer, they are fine."""
-    return _unnegated(_RETRY, text, for_customer_ok=True)
-
-
-def _invites_same_call(text: str) -> str | None:
-    """A retry invitation of the very call that failed: 'call issue_refund again with the same invoice_id'."""
-    for clause in _clauses(text):
-        found = invites_retry(clause)
-        if found and _UNCHANGED.search(clause):
-            return found
-    return None
-
-
-# "already" marks a state that explains a refusal ("it has already shipped"), not a claim that the action was done;
-# a negation or a "may" between the subject and the verb ("it may not have been applied") is no claim either.
-_DONE_BY = r"(?:\s+(?:now|successfully|just|fully))?"
-_GAP = r"(?:\s+(?!(?:not|never|no|may|might|could|would|should|cannot|can't|won't)\b)\S+){0,4}?"
-_SUCCESS = re.compile(
-    r"\b(?:refunds?|requests?|credits?|changes?|escalations?|orders?|shipments?|query|queries|calls?|actions?|it|this|"
-    rf"that|everything)\b{_GAP}\s+(?:was|were|has\s+been|have\s+been|had\s+been|is\s+now|are\s+now|got){_DONE_BY}\s+"
-    r"(?:processed|completed|approved|applied|done|granted|fulfilled|finished|carried\s+out|put\s+through)\b|"
-    rf"\b(?:refunds?|credits?)\b{_GAP}\s+(?:was|were|has\s+been|have\s+been|is\s+now){_DONE_BY}\s+issued\b|"
-    rf"\b(?:was|were|has\s+been|have\s+been|had\s+been|is\s+now|are\s+now){_DONE_BY}\s+(?:refunded|credited|escalated|updated)\b|"
-    rf"\b(?:has|have|was|were|has\s+been|have\s+been){_DONE_BY}\s+shipped\b|\bis\s+on\s+(?:its|the)\s+way\b|"
-    r"\b(?:went|has\s+gone|have\s+gone)\s+through\b|\bsucceeded\b|\bsuccessful(?:ly)?\b|\ball\s+done\b|"
-    r"\b(?:I|we)(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:refunded|processed|issued|applied|credited|completed|"
-    r"approved|updated|escalated)\b|\b(?:it|this|that|everything)(?:'s|\s+is|\s+was|\s+has\s+been)\s+(?:all\s+)?"
-    r"(?:done|sorted|complete|completed|finished)\b",
-    re.IGNORECASE)
-
-
-def claims_success(text: str) -> str | None:
-    """Words saying the action was done ('the refund was issued', 'it went through'), not negated."""
-    return _unnegated(_SUCCESS, text)
-
-
-_FAILURE = re.compile(r"\berror\b|\bfail(?:s|ed|ure|ing)?\b|\bcould\s+not\b|\bcouldn't\b|\bunable\b|\bnot\s+found\b|"
-                      r"\b(?:does\s+not|doesn't)\s+exist\b|\bno\s+such\b|\bwent\s+wrong\b", re.IGNORECASE)
-
-
-def claims_failure(text: str) -> str | None:
-    """Words calling a successful answer a failure: 'error', 'failed', 'not found', 'could not'."""
-    for clause in _clauses(text):
-        for match in _FAILURE.finditer(clause):
-            if not _negated(clause[: match.start()]):  # 'not found' carries its own not: only what comes before counts
-                return match.group(0)
-    return None
-
-
-_COMPLETE = re.compile(r"\b(?:complete|full|whole|entire)\s+(?:list|answer|set|result)\b|\bthese\s+are\s+all\b|"
-                       r"\bthat\s+is\s+all\b|\bthis\s+is\s+everything\b|\bnothing\s+is\s+missing\b|"
-                       r"\bnone\s+(?:is|are)\s+missing\b|\ball\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?invoices\s+(?:are|were)\s+"
-                       r"(?:here|shown|listed|returned|included)\b", re.IGNORECASE)
-
-
-def claims_complete(text: str) -> str | None:
-    """Words calling a list whole ('this is the complete list', 'nothing is missing'), not negated."""
-    return _unnegated(_COMPLETE, text)
-
+# --- contradictions ------------------------------------------------------------------------------------------
 
 def names_other_tool(text: str, tools: Iterable[str], allowed: Iterable[str]) -> str | None:
     """A tool of `tools` that `text` names, not negated, other than the `allowed` ones (next's tool, the failed one)."""
@@ -212,7 +94,7 @@ def names_other_tool(text: str, tools: Iterable[str], allowed: Iterable[str]) ->
     if not others:
         return None
     pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, others)) + r")\b")
-    return _unnegated(pattern, text)
+    return unnegated(pattern, text)
 
 
 # --- one judgement for the words of a failure --------------------------------------------------------------------
@@ -227,7 +109,6 @@ def judge_failure(texts: Sequence[str], *, code: ErrorCode, next: Next | None, t
     """
     tools = tuple(tools)
     allowed = {t for t in (failed, next.tool if next else None) if t}
-    stops = (next is None and not RETRYABLE[code]) or (next is not None and next.branch is Branch.STOP)
     for text in texts:
         if (leak := internals(text, raw=raw, names={*names, *tools, *allowed})) is not None:
             return Finding("forbidden", f"{where} carries {leak!r}, which is for the trace: say it in plain words and "
@@ -238,16 +119,81 @@ def judge_failure(texts: Sequence[str], *, code: ErrorCode, next: Next | None, t
         if (fault := blames(text)) is not None:
             return Finding("forbidden", f"{where} blames the customer ({fault!r}); say what to check or change, not whose "
                                         "fault it is.")
-        if (done := claims_success(text)) is not None:
-            return Finding("contradiction", f"{where} says {done!r}, but the call failed ({code.value}): never let a "
-                                            "reader believe the action was done.")
-        retry = invites_retry(text) if stops else _invites_same_call(text) if not RETRYABLE[code] else None
-        if retry is not None:
-            why = "next is stop" if next is not None and stops else f"{code.value} is not retryable"
-            return Finding("contradiction", f"{where} invites another attempt ({retry!r}), but {why}: say what to do "
-                                            "instead of calling again.")
+    if (said := contradicts(texts, code=code, nxt=next)) is not None:
+        return Finding("contradiction", f"{where} {said}")
+    for text in texts:
         if (other := names_other_tool(text, tools, allowed)) is not None:
             said = f"next names {next.tool}" if next and next.tool else "next names no tool to call"
             return Finding("contradiction", f"{where} names {other}, but {said}: name in the words the call next "
                                             "selects, or none.")
+    return None
+
+
+def contradicts(texts: Sequence[str], *, code: ErrorCode, nxt: Next | None,
+                audience: Literal["model", "customer"] = "model") -> str | None:
+    """How the texts of one failure (read together: a silence in the message and a tell in say contradict) claim a
+    success, contradict the structure (the branch, whether the code is retryable) or contradict themselves; None
+    when they do not. The words found are quoted."""
+    changes = tuple(x for x in (nxt.tool, nxt.argument) if x) if nxt else ()
+    readings = [r for text in texts for r in read(text, audience=audience, changes=changes)]
+    done = next((r for r in readings if r.act == "done"), None)
+    if done is not None:
+        return (f"says {done.words!r}, but the call failed ({code.value}): never let a reader believe the action was "
+                "done.")
+    return _against_structure(readings, code=code, nxt=nxt) or _against_itself(readings)
+
+
+def contradicts_itself(texts: Sequence[str], *, audience: Literal["model", "customer"] = "model") -> str | None:
+    """How texts that answer no failure contradict themselves (stop and retry, retry and 'pointless', keep silent
+    and tell), with the words found quoted; None when they do not."""
+    return _against_itself([r for text in texts for r in read(text, audience=audience)])
+
+
+def _against_structure(readings: list[Reading], *, code: ErrorCode, nxt: Next | None) -> str | None:
+    """A retry where the branch stops, the same call where it must change, 'pointless' where it is retryable, or a
+    silence where stop ends by telling the customer."""
+    stops = (nxt is None and not RETRYABLE[code]) or (nxt is not None and nxt.branch is Branch.STOP)
+    why = "next is stop" if nxt is not None and stops else f"{code.value} is not retryable"
+    retries = [r for r in readings if r.act == "retry" and not r.customer]
+    if stops and retries:
+        return (f"invites another attempt ({retries[0].words!r}), but {why}: say what to do instead of calling "
+                "again.")
+    silent = next((r for r in readings if r.act == "silence" and r.whole and not r.later), None)
+    if stops and silent is not None:
+        return (f"keeps the failure from the customer ({silent.words!r}), but {why}, and a stop ends by telling "
+                "the customer: say what to tell them.")
+    if nxt is not None and nxt.branch is Branch.RETRY_CHANGED:
+        same = next((r for r in retries if r.same), None)
+        if same is not None:
+            return (f"asks for the same call again ({same.words!r}), but next is retry_changed on {nxt.argument}: "
+                    "say what to change.")
+        futile = next((r for r in readings if r.act == "no_retry" and not (r.same or r.later or r.customer)), None)
+        if futile is not None:
+            return (f"says calling again is pointless ({futile.words!r}), but {code.value} is retryable and next asks "
+                    f"for the call again with {nxt.argument} changed: say that the same call fails, not any call.")
+    unchanged = next((r for r in retries if r.same or not r.changed), None)
+    if not RETRYABLE[code] and unchanged is not None:
+        return (f"invites the failed call again with nothing changed ({unchanged.words!r}), but {code.value} is not "
+                "retryable: say what to do instead of calling again.")
+    return None
+
+
+def _against_itself(readings: list[Reading]) -> str | None:
+    """Words that say one thing and its opposite: stop and retry, retry and 'pointless', keep silent and tell."""
+    retries = [r for r in readings if r.act == "retry"]
+    stop = next((r for r in readings if r.act == "stop"), None)
+    if stop is not None and any(not r.customer for r in retries):
+        again = next(r for r in retries if not r.customer)
+        return f"tells the reader to stop ({stop.words!r}) and to try again ({again.words!r}): choose one."
+    for refusal in (r for r in readings if r.act == "no_retry"):
+        clash = next((r for r in retries if r.customer == refusal.customer
+                      and (not (refusal.same or refusal.later) or (refusal.same and r.same))), None)
+        if clash is not None:
+            return (f"says trying again is pointless ({refusal.words!r}) and asks for it ({clash.words!r}): choose "
+                    "one.")
+    silent = next((r for r in readings if r.act == "silence" and r.whole and not r.later), None)
+    told = next((r for r in readings if r.act == "tell"), None)
+    if silent is not None and told is not None:
+        return (f"tells the reader to keep the failure from the customer ({silent.words!r}) and to tell them "
+                f"({told.words!r}): choose one.")
     return None

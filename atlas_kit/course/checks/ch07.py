@@ -17,7 +17,7 @@ from ...types.tokens import estimate_tokens
 from ...types import JSONObject, result_text
 from ._registry import Compare, Finding, exercise
 from ._shared import _body, _run, _use
-from ._text import blames, claims_success, internals
+from ._text import blames, claims_success, contradicts, contradicts_itself, internals
 
 
 def _catalogue_failures(names: tuple[str, ...]) -> dict[str, Failure]:
@@ -54,18 +54,19 @@ def _style_block(style: Callable[[Failure], object], failure: Failure, case: str
 
 
 @exercise("07.1", "A leaner error body that says the same thing",
-          right="Every failure reads as the same branch as the contract, leaks nothing, costs fewer tokens, "
-                "and the five tickets still end correctly.",
+          right="Every failure reads as the same branch as the contract, leaks nothing, says nothing its branch "
+                "contradicts, costs fewer tokens, and the five tickets still end correctly.",
           hints=("Start from failure.error.body(): what in it does the reader need to choose a branch?",
                  "Where next names a tool or an argument, those fields decide and say mostly repeats them; on a stop, "
                  "say is what to tell the customer (and what to offer), which message may not. "
                  "json.dumps(..., separators=(\",\", \":\")) drops the spaces.",
                  "Return {\"type\": \"tool_result\", \"tool_use_id\": failure.error.tool_use_id, \"is_error\": True, "
                  "\"content\": <your JSON>}."),
-          judges=("structure", "forbidden"))
+          judges=("structure", "forbidden", "contradiction"))
 def _lean(style: object) -> str | Finding | None:
     """Structure: a block per failure that selects the contract's branch, keeps code and message, costs a tenth less;
-    five tickets still correct. Forbidden: the library's raw text. No other free text is read."""
+    five tickets still correct. Forbidden: the library's raw text. Contradiction: the body's words (a say you wrote)
+    claiming success or inviting a retry the branch forbids."""
     if not callable(style):
         return "Pass your style function itself: it takes a Failure and returns a tool_result block."
     failures = _catalogue_failures(_ALL_CASES)
@@ -88,6 +89,8 @@ def _lean(style: object) -> str | Finding | None:
         parsed = json.loads(text)
         if parsed.get("error") != failure.error.code.value or parsed.get("message") != failure.error.message:
             return f"For '{case}' keep the code and the message as the contract has them; they are what the model relays."
+        if (said := _lean_words(parsed, failure)) is not None:
+            return Finding("contradiction", f"for '{case}' your body {said}")
         spent, contract = spent + estimate_tokens(text), contract + estimate_tokens(body)
     if spent > 0.9 * contract:
         return (f"Over the sixteen catalogue failures your bodies cost {spent} estimated tokens against the "
@@ -98,6 +101,14 @@ def _lean(style: object) -> str | Finding | None:
             return (f"With your style {name} ends wrong ({verdict.reasons[0]}); the contract gets it right, so "
                     "something the reader needs was dropped.")
     return None
+
+
+def _lean_words(body: JSONObject, failure: Failure) -> str | None:
+    """What the body's words (its message and any say) contradict: a success claimed, a retry where it stops."""
+    nxt = body.get("next") if isinstance(body.get("next"), dict) else {}
+    say = nxt.get("say") if isinstance(nxt, dict) else None
+    texts = [str(body.get("message") or "")] + ([say] if isinstance(say, str) else [])
+    return contradicts(texts, code=failure.error.code, nxt=failure.error.next)
 
 
 def _selects(text: str) -> tuple[str, str | None, str | None] | None:
@@ -144,7 +155,8 @@ _JARGON = re.compile(r"\btraceback\b|\bstack\s*trace\b|\bhttps?\b|\bsql\b|[{}<>]
 def _audiences(split: object) -> str | Finding | None:
     """Structure: the three texts, the trace's detail, the contract body, the length, different words per code.
     Forbidden: names, internals or jargon in the customer's text, blame. Contradiction: a success claimed to the
-    customer after a failure. Not judged: whether the words are plain and specific."""
+    customer after a failure, or words that contradict themselves. Not judged: whether the words are plain and
+    specific."""
     if not callable(split):
         return "Pass your function audiences itself: it takes a Failure and returns a dict with trace, model and customer."
     said: dict[str, set[str]] = {}
@@ -196,6 +208,8 @@ def _customer(case: str, failure: Failure, customer: str) -> str | Finding | Non
     if (done := claims_success(words)) is not None:
         return Finding("contradiction", f"the customer's text for '{case}' says {done!r}, but the call failed "
                                         f"({failure.error.code.value}): never tell a customer it was done.")
+    if (said := contradicts_itself((words,), audience="customer")) is not None:
+        return Finding("contradiction", f"the customer's text for '{case}' {said}")
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", words) if s]
     if len(sentences) > 2 or len(words) > 240:
         return f"The customer's text for '{case}' is long; one or two short sentences are enough."

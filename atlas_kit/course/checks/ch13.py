@@ -4,13 +4,16 @@ smallest input that breaks one (13.1), and the harness retry that honours Retry-
 from __future__ import annotations
 
 import inspect
+import json
 from typing import Callable
 
-from ..byo import first_violation
+from ..byo.audit import first_violation
+from ..byo.probe import CASES, run
 from ...dispatch.transient import Transient
-from ...contract.errors import ToolFailure, stop
+from ...contract.errors import Branch, ErrorCode, Next, ToolFailure, stop
 from ...types import JSONObject
 from ._registry import Finding, exercise
+from ._text import contradicts
 
 
 def _takes(fn: Callable[..., object], n: int) -> bool:
@@ -35,22 +38,52 @@ def _takes(fn: Callable[..., object], n: int) -> bool:
                  "(name, json.dumps(input, sort_keys=True), code) in seen and return the first triple already there.",
                  "Keep the ids this message has already had answered: a tool_use whose id repeats one gets no second "
                  "result, and its tool is not run (chapter 10, section 2)."),
-          judges=("structure", "forbidden"))
+          judges=("structure", "forbidden", "contradiction"))
 def _check_dispatch(fn: object) -> str | Finding | None:
     """Structure: the five structural properties of probe.CASES (byo.properties), one result per id among them.
-    Forbidden: internals and echoed values in the results. The messages are not read for their ideas."""
+    Forbidden: internals and echoed values in the results. Contradiction: an error's words claiming the call was done,
+    inviting a retry its branch forbids, or contradicting themselves. The messages are not read for their ideas."""
     if not callable(fn):
         return "Pass your function dispatch itself (no parentheses): the check calls it as dispatch(content, tools, seen)."
     if not _takes(fn, 3):
         return ("dispatch takes three arguments, (content, tools, seen): seen is the set the loop keeps for one run, "
                 "so the breaker can remember earlier messages.")
     verdict = first_violation(fn)
-    if verdict is None:
-        return None
-    return Finding("forbidden" if verdict.prop in _FORBIDDEN else "structure", verdict.feedback())
+    if verdict is not None:
+        return Finding("forbidden" if verdict.prop in _FORBIDDEN else "structure", verdict.feedback())
+    return _contradicted(fn)
 
 
 _FORBIDDEN = ("no internals", "no echoed argument")  # the properties about what a result may not say
+_FAILING_CASES = ("a tool that refuses", "a tool that crashes", "a tool that does not exist",
+                  "a service that stays down")
+
+
+def _contradicted(fn: Callable[..., object]) -> Finding | None:
+    """The first error your dispatch wrote whose words contradict its own code and branch (its structure holds)."""
+    for case in (c for c in CASES if c.name in _FAILING_CASES):
+        for _, _, result in run(fn, case.turns).pairs() or ():
+            error = _error_of(result)
+            if error is None:
+                continue
+            code, nxt, message = error
+            said = contradicts((message, nxt.say if nxt else ""), code=code, nxt=nxt)
+            if said is not None:
+                return Finding("contradiction", f"on {case.name}, your error {said}")
+    return None
+
+
+def _error_of(result: JSONObject) -> tuple[ErrorCode, Next | None, str] | None:
+    """A contract error block's code, next and message; None for a success (the structure is judged elsewhere)."""
+    try:
+        body = json.loads(str(result.get("content")))
+        code = ErrorCode(body["error"])
+        step = body.get("next")
+        nxt = Next(Branch(step["branch"]), str(step.get("say", "")), step.get("tool"), step.get("argument")) \
+            if isinstance(step, dict) else None
+    except (ValueError, TypeError, KeyError):
+        return None
+    return code, nxt, str(body.get("message", ""))
 
 
 class _Flaky:

@@ -17,7 +17,7 @@ from ...models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, offline_clien
 from ...experiments.stats import fisher_exact, mcnemar_exact, pair_records, paired_difference
 from ...types import JSONObject, Record
 from ._registry import BLANK, PLACEHOLDER, Compare, Finding, exercise
-from ._text import claims_complete
+from ._text import claims_complete, contradicts_itself
 
 __all__ = ["paired_records"]
 
@@ -81,6 +81,8 @@ def _cut(fn: PaidResult) -> str | Finding | None:
     if "$798.00" in cut["note"]:
         return Finding("contradiction", "the note states $798.00, the sum of the rows that came back, which a model "
                                         "will pass on as the total: leave the partial sum out.")
+    if (said := contradicts_itself((cut["note"],))) is not None:
+        return Finding("contradiction", f"the note {said}")
     return None
 
 
@@ -153,7 +155,8 @@ def _end_to_end(fn: PaidResult) -> str | None:
                            "Does it say what to do: call again, and if it is still short, tell the customer?")))
 def _check_cut(fn: object) -> str | Finding | None:
     """Structure: the fields of a whole, a cut and an empty list, a note of a few words, T30 and T31 run end to end.
-    Contradiction: a note that calls the cut list whole or states its partial sum. Not judged: what the note says to do."""
+    Contradiction: a note that calls the cut list whole or states its partial sum, or contradicts itself (retry and
+    'pointless', keep silent and tell). Not judged: what the note says to do."""
     if not callable(fn):
         return "Pass the function paid_result itself (no parentheses): the check calls it with rows it chooses."
     first, raised = _call(fn, _ROWS, 3)

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Callable, Coroutine, Iterable, Mapping, TypeVa
 from ...atlas import atlas_session
 from ...dispatch.dispatcher import DispatchResult
 from ...types import JSONObject
+from ...contract.errors import ErrorCode
 from ._registry import Finding, exercise
+from ._text import contradicts
 
 if TYPE_CHECKING:
     import mcp_types as types
@@ -143,10 +145,11 @@ async def _drive(call_tool: CallTool, raised: list[tuple[str, str]]) -> list[JSO
           hints=("Check the name first: if it is not in shop.tools, raise MCPError(INVALID_PARAMS, ...) naming the tools.",
                  "Otherwise build one tool_use block, shop.dispatch([block]), and return mcp_result(out, 'contract').",
                  "The message of the MCPError is read by people and clients: list sorted(shop.tools), never the name sent."),
-          judges=("structure", "forbidden"))
+          judges=("structure", "forbidden", "contradiction"))
 def _call_tool(fn: object) -> str | Finding | None:
     """Structure: the results and the protocol error through the in-memory client, the tools named by name. Forbidden:
-    the unknown name sent, repeated. The messages are not read for their ideas."""
+    the unknown name sent, repeated. Contradiction: the unknown tool's message claiming the call was done, inviting the
+    same name again, or contradicting itself. The messages are not read for their ideas."""
     if not callable(fn):
         return "Pass your function call_tool itself: it takes (name, arguments) and returns a CallToolResult dict."
     raised: list[tuple[str, str]] = []  # (exception, tool) for each call the learner's call_tool raised on
@@ -172,6 +175,11 @@ def _call_tool(fn: object) -> str | Finding | None:
             return f"For {what} the text should be the contract body with error {code!r}; return mcp_result(out, 'contract')."
         if result.get("structuredContent") != body:
             return f"For {what} structuredContent should hold the same body as the text; build the result with mcp_result."
+    return _unknown_tool(unknown)
+
+
+def _unknown_tool(unknown: JSONObject | MCPError) -> str | Finding | None:
+    """The protocol error for a tool the server lacks: its code, the tools named, no echo, no contradiction."""
     if isinstance(unknown, dict):
         return ("An unknown tool came back as a result; the spec makes it a protocol error: raise "
                 "MCPError(INVALID_PARAMS, ...) before dispatching.")
@@ -182,4 +190,7 @@ def _call_tool(fn: object) -> str | Finding | None:
                                     "server has (stock_level) instead.")
     if "stock_level" not in unknown.message:
         return "The unknown tool's message should name the tools this server has (stock_level), so the caller can pick one."
+    # No call to a name the server lacks can succeed: judged as a not_found that names no next step.
+    if (said := contradicts((unknown.message,), code=ErrorCode.NOT_FOUND, nxt=None)) is not None:
+        return Finding("contradiction", f"the unknown tool's message {said}")
     return None

@@ -1,7 +1,8 @@
 """Checks for chapter 16's exercises, on real tau-bench errors (gpt-4o, airline): choose the branch each error
 called for (16.1), graded on structure against the branch the chapter's rule gives; and rewrite three real errors
-in the contract's shape (16.2), graded on structure (code, branch, the argument or tool named) and on the rubric's
-forbidden rules (an echo of the call's input, internals). Neither says what gpt-4o would have done.
+in the contract's shape (16.2), graded on structure (code, branch, the argument or tool named), on the rubric's
+forbidden rules (an echo of the call's input, internals) and on contradictions (a success the error refused, a retry on
+a stop). Neither says what gpt-4o would have done.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ...transcripts.analysis import ErrorEvent, error_events
 from ...transcripts.readers import read_transcripts
 from ...transcripts.shipped import tau_bench_airline
 from ._registry import Compare, Finding, exercise
+from ._text import contradicts
 
 __all__ = ["CASES_16_1", "CASES_16_2", "CONTEXT_16_1", "real_error"]
 
@@ -101,12 +103,13 @@ def real_error(episode: str, ordinal: int = 1) -> ErrorEvent:
 
 @exercise("16.2", "Rewrite three real errors in the contract's shape",
           right="Each rewrite carries the code and branch its failure calls for, names the tool or argument to act "
-                "on, and, read by the contract's rubric, repeats none of the call's input and carries no internals.",
+                "on, and, read by the contract's rubric, repeats none of the call's input and carries no internals; "
+                "its words claim nothing the error refused and do not contradict its branch.",
           hints=("Build each with tool_error(tool_use_id, code, message, next=...): the 16.1 reasoning gives the "
                  "branch, and the branch narrows the code (ALLOWED_BRANCHES).",
                  "A rewrite may say what the customer must choose, but not the ids or names the call sent: name the "
                  "argument (payment_methods), never its values."),
-          judges=("structure", "forbidden"),
+          judges=("structure", "forbidden", "contradiction"),
           compare=Compare("whether each message says what happened in the customer's terms and what to do",
                           "task-15/trial-2: 'Flight HAT290 has no economy seat left on that date.' with stop('Tell "
                           "the customer the flight is full and ask whether to keep the reservation or pick another "
@@ -115,7 +118,9 @@ def real_error(episode: str, ordinal: int = 1) -> ErrorEvent:
                            "Does say give the customer a choice the policy allows, rather than an apology?")))
 def _grade_16_2(answer: object) -> str | Finding | None:
     """Structure: a ToolError per episode, its code, branch and tool or argument. Forbidden: the rubric's echo and
-    internals rules, on the body the model would read. Not judged: whether the words fit the customer."""
+    internals rules, on the body the model would read. Contradiction: a success the error refused (a refund after a
+    full flight), a retry on a stop, the same call again, 'pointless' with a retry, silence with telling. Not judged:
+    whether the words fit the customer."""
     if not isinstance(answer, dict):
         return f"The answer is a {type(answer).__name__}; make it a dict from each episode id to a tool_error(...)."
     missing = [k for k in CASES_16_2 if k not in answer]
@@ -156,4 +161,6 @@ def _one_rewrite(episode: str, error: object, code: ErrorCode, branch: Branch, t
     for rule in ("structure", "code", "retryable", "next"):
         if verdicts.verdict(rule).status == "fail":
             return f"{episode}: read by the contract's rubric, {verdicts.verdict(rule).reason}."
+    if (clash := contradicts((error.message, error.next.say), code=error.code, nxt=error.next)) is not None:
+        return Finding("contradiction", f"{episode}: the rewrite {clash}")
     return None

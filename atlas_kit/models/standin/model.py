@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, cast, overload
 
-from .planner import CHANGING, Goal, PlannedCall, answer, fix_call, plan, switch_call
+from .planner import CHANGING, MODEL_NAME, Goal, PlannedCall, answer, fix_call, plan, switch_call
 from .reading import read_error, reads_as_error
 from ..body import message_body
 from ...types import Block, JSONObject, MessageBody, Source, ToolDefinition, content_blocks, result_text
@@ -192,15 +192,19 @@ class _Mind:
 _FOLLOW_UPS = ((re.compile(r"\boffer (?:to )?(?:escalat|pass)\w*|\boffer escalation", re.IGNORECASE),
                 "I can pass this to a person on our team if you would like."),
                (re.compile(r"\band ask them to (?:confirm|check)\b", re.IGNORECASE),
-                "Could you check it and send it to me again?"))
+                "Could you check it and send it to me again?"),
+               (re.compile(r"\band ask them to write again later\b", re.IGNORECASE),
+                "Please write to us again later if you do not hear from us."))
 
 
 def _customer_words(message: str) -> str:
-    """A contract message turned toward the customer: its first sentence, any 'Tell the customer ...', and what
-    the same `say` asks to offer or to ask (a person to hand over to, a number to check)."""
+    """A contract message turned toward the customer: its first sentence (left out when it names a tool or an
+    argument, which is the model's to read), any 'Tell the customer ...', and what the same `say` asks to offer or
+    to ask (a person to hand over to, a number to check, to write again later)."""
     if not message:
         return ""
     first = message.split(". ")[0].rstrip(".") + "."
+    first = "" if MODEL_NAME.search(first) else first
     tell = message.split("Tell the customer ", 1)
     if len(tell) == 2:
         said = tell[1].split(". ")[0].split(";")[0]
@@ -209,7 +213,7 @@ def _customer_words(message: str) -> str:
         rest = "I " + rest[4:] if rest.startswith("you ") else "you " + rest[5:] if rest.startswith("they ") else rest
         first += " " + rest[:1].upper() + rest[1:] + "."
         first += "".join(f" {words}" for pattern, words in _FOLLOW_UPS if pattern.search(said))
-    return first
+    return first.strip()
 
 
 def _neighbour(call: PlannedCall) -> PlannedCall:

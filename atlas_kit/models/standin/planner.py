@@ -15,13 +15,15 @@ from typing import Literal, Mapping, TypedDict
 from ...atlas.formats import MONEY, id_pattern
 from ...types import JSONObject, ToolDefinition
 
-__all__ = ["CHANGING", "Done", "Goal", "GoalContext", "GoalKind", "PlannedCall", "answer", "fix_call", "plan",
+__all__ = ["CHANGING", "MODEL_NAME", "Done", "Goal", "GoalContext", "GoalKind", "PlannedCall", "answer", "fix_call", "plan",
            "switch_call"]
 
 # The id and money formats are Atlas's own (atlas/data.py): the stand-in reads the customer's words with them.
 _ACC, _INV, _ORD, _SKU = (id_pattern(p) for p in ("ACC", "INV", "ORD", "SKU"))
 _DOLLARS = MONEY
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+# A name written for the model (query_warehouse, account_id): the stand-in never passes a sentence holding one on.
+MODEL_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 _REGION = re.compile(r"\b(north|south|east|west)\b", re.IGNORECASE)
 _QTY = re.compile(r"quantity\b.*?\bto (\d+)", re.IGNORECASE)
 _ADDRESS = re.compile(r"address on (?:order )?ORD-\d{5} to (.+?)\.?\s*$", re.IGNORECASE | re.DOTALL)
@@ -120,6 +122,7 @@ class Goal:
         flagged = self.context.setdefault("flagged", [])
         if call in flagged:  # the flag decides; the note, if any, is passed on as the tool's own words
             note = str(result.get("note") or "").split(". ")[0].strip().rstrip(".")
+            note = "" if MODEL_NAME.search(note) else note  # a note that names the tool is the model's to read
             self.failure = "the answer I got was marked incomplete" + (f" ({note})." if note else ".")
             self.calls = []
             return
@@ -274,6 +277,7 @@ def _say(tool: str, r: object) -> str:
         return (f"For {r.get('sku')} in {where}: {r.get('units_shipped')} units shipped from {r.get('date_from')} "
                 f"to {r.get('date_to')}, and {r.get('on_hand')} on hand as of {r.get('on_hand_date')}.")
     if tool == "escalate_to_human":
-        return (f"I've passed it to our {r.get('queue')} team ({r.get('escalation_id')}) for account "
+        queue = str(r.get("queue")).replace("_", " ")  # billing_refunds is the tool's name for the team
+        return (f"I've passed it to our {queue} team ({r.get('escalation_id')}) for account "
                 f"{r.get('account_id')}. {r.get('note', '')}").strip()
     return json.dumps(r)[:200]
