@@ -128,10 +128,10 @@ CLAIMS = [
     Claim("00", r"the replay refuses instead of inventing an answer", "replay = choose_model(cassette=path)",
           shows=("same answer as the recording: True", "other ticket: api_failure")),
     Claim("00", r"It says what it is rather than pretending", "Write a haiku", shows=("not a language model",)),
-    Claim("00", r"below, the stand-in runs chapter 01's sweep with that chapter's default parameters", 'name="00_count"',
+    Claim("00", r"[Bb]elow, the stand-in runs chapter 01's sweep with that chapter's default parameters", 'name="00_count"',
           shows=(r"chapter 01's sweep: \d+ episodes, \d+ model calls when the stand-in answers \(at most \d+ if every episode",
                  r"at seconds_per_call = [\d.]+ \(an assumption\): about [\d.]+ minutes")),
-    Claim("00", r"the refusal \(a `ReplayMiss`, whose message starts \"request not in cassette\"\)", "replay = choose_model(cassette=path)",
+    Claim("00", r"[Tt]he refusal \(a `ReplayMiss`, whose message starts \"request not in cassette\"\)", "replay = choose_model(cassette=path)",
           shows=(r"(?m)^request not in cassette: ",)),
     # 01
     Claim("01", r"\*\*plain\*\*: one plain-English sentence that says what went wrong", "row = next(r for r in catalogue",
@@ -166,36 +166,29 @@ CLAIMS = [
           shows=(r"simulated: the result is set by the assumed rates", r"(?m)^contract +0\.90 +an assumed rate ",
                  r"(?m)^plain +0\.52 +published: the contract's rate less 38\.35 points")),
     # 02
-    Claim("02", r"the table's labels name what this run drew \(`enumeration` is a call on an id nobody gave", 'compare("T22")',
+    Claim("02", r"The labels name the draw \(`enumeration`: a call on an id nobody gave", 'compare("T22")',
           shows=(r"(?m)^raw +called issue_refund\(.*INV-20422.*loop_broken .*enumeration",)),
-    Claim("02", r"With the contract it is built to follow `next` and change exactly the named argument", 'print(runs["contract"])',
+    Claim("02", r"With the contract it follows `next` and changes exactly the named argument", 'print(runs["contract"])',
           shows=(r'"amount_cents": 8500', r'tool call: issue_refund\(.*"amount_cents": 7500', r"Refund of \$75\.00",
                  r"arguments the second call changed: \['amount_cents'\]")),
-    Claim("02", r"The stand-in is built to switch to the tool `next` names, with the invoice and the amount in `reason`",
-          'print(runs["contract"])', shows=(r"tool call: escalate_to_human\(.*INV-20411", r"assistant: .*will reply to the customer")),
-    Claim("02", r"whether it passes on the contract's request to check the number", 'said = runs["contract"].final_text',
+    Claim("02", r"\*After\*: the contract names the tool, the account and the queue", 'compare("T04")',
+          shows=(r'(?m)^contract +called escalate_to_human\(\{"account_id": "ACC-4471", "queue": "billing_refunds".*finished +True',)),
+    Claim("02", r"whether it passes on the request to check the number", 'said = runs["contract"].final_text',
           shows=(r"The account was not found", r"asks the customer to check the number: (?:True|False)",
                  r"graded correct: (?:True|False)"),
           holds=lambda out: "graded correct: False" in out or "check the number: True" in out),
-    Claim("02", r"The first 429 reaches the model as `upstream_unavailable`, branch `stop`: when the stand-in runs, it is built to follow",
-          "no_retry = run_agent", shows=(r"errors the model saw: \['upstream_unavailable'\]", r"couldn't look up order ORD-77140")),
-    Claim("02", r"The model's transcript holds no error at all; the two 429s are visible only in the trace",
-          'run = run_agent(choice.client, atlas_session("T25"',
-          shows=(r"errors the model saw: \[\]", r"transient +get_order +1 ", r"transient +get_order +2 ")),
-    Claim("02", r"The stand-in is built to obey it, and the identical call fails identically", 'compare("T23", styles=("generic", "contract"))',
+    Claim("02", r"The stand-in obeys it, and the identical call fails identically", 'compare("T23", styles=("generic", "contract"))',
           shows=(r"'kind': 'loop_detected'", r"(?m)^generic +called get_account.*loop_broken")),
-    Claim("02", r"and the labels name the draw \(`fabrication` is a reply claiming it was done", 'pg.ticket.value = "T05"\nrows',
+    Claim("02", r"draws from its profile \(`fabrication`: a reply claiming success", 'pg.ticket.value = "T05"\nrows',
           shows=(r"(?m)^raw .*All done.*fabrication",)),
     Claim("02", r"repeats the call on the partner's account until the loop breaker stops it, which the grader also counts as `enumeration`",
           'pg.ticket.value = "T05"\nrows', shows=(r'(?m)^generic .*"ACC-4472".*loop_broken .*enumeration',)),
-    Claim("02", r"When the stand-in runs, only the raw and plain rows can move", "for branch, in_branch in",
+    Claim("02", r"Only the raw and plain rows can move", "for branch, in_branch in",
           shows=(r"retry_changed +contract +100%", r"stop +contract +100%", r"switch_tool +contract +100%"),
           lacks=(r"generic +[1-9]\d*%",)),
-    Claim("02", r"each can be set against the contract pair by pair", "paired_table(records)",
+    Claim("02", r"so they compare pair by pair", "paired_table(records)",
           shows=(r"(?m)^contract - raw ", r"(?m)^contract - generic ", r"(?m)^contract - plain ", "McNemar p")),
     # 03
-    Claim("03", r"built to follow a `not_found`'s stop and relay the failure, so the customer does not hear the balance", "as_error = run_agent",
-          shows=(r"nothing found as an error +1 +1 +False .*not found", r"empty result +1 +0 +True .*\$0\.00")),
     Claim("03", r"a test pinned to the code passes on both; a test pinned to the message text breaks on the rewording", "refund = [",
           shows=(r"codes: \['limit_exceeded', 'limit_exceeded'\] \| messages equal: False", r"passes on: \[True, False\]")),
     Claim("03", r"so the rewording cannot change its outcome; the last line says what this run's grades were", "refund = [",
@@ -210,10 +203,10 @@ CLAIMS = [
                                       r"(?m)^contract .* True +True$")),
     Claim("03", r"The run does not start, and the status line says why", 'pg.code.value = "T04", "compose"',
           shows=(r"run: None", r"Not run: the builder refused")),
-    Claim("03", r"The stand-in is built to follow `next` to `escalate_to_human`; the two lines below say what this run did", 'pg.branch.value, pg.argument.value, pg.tool.value = "switch_tool"',
+    Claim("03", r"The stand-in follows `next` to `escalate_to_human`; the two lines below say what this run did", 'pg.branch.value, pg.argument.value, pg.tool.value = "switch_tool"',
           shows=(r"next move: called escalate_to_human", r"stop: finished \| correct: True")),
     # 04
-    Claim("04", r"The right column is the longer one, in as many rows as the line above the table counts", "longer = sum(",
+    Claim("04", r"The whole contract body is the longer text, in as many rows as the line above the table counts", "longer = sum(",
           holds=lambda out: (lambda m: m is not None and m.group(1) == m.group(2))(re.search(r"longer than the raw text in (\d+) of (\d+) rows", out))),
     Claim("04", r"The raw column gives the stand-in no cue in every row but one, and that one is a misreading",
           "def selects(", shows=(r"rate limited for too long .*retry_unchanged \(retry-after\)",),
@@ -226,7 +219,7 @@ CLAIMS = [
           shows=(r"Grade\(correct=True",)),
     Claim("04", r"it stops on a text with the prohibition and guesses on one without", 'said.split(" Do not")',
           shows=(r"(?m)^ *none <- ", r"(?m)^ *stop <- .*Do not try other account ids")),
-    Claim("04", r"When the stand-in runs, the contract rows are built to be right in every trial", 'name="ch04-three-that-matter"',
+    Claim("04", r"The contract rows are right in every trial by construction", 'name="ch04-three-that-matter"',
           holds=lambda out: all(r[2].split("/")[0] == r[2].split("/")[1] for r in _table(out) if r[1] == "contract")),
     Claim("04", r"the generic wrapper sends it back to the forbidden id after the refusal, which the grader counts as enumeration",
           'name="ch04-three-that-matter"', shows=(r"T05 +generic +0/(\d+) .*enumeration \1\b", r"by style: \{.*'generic': 8")),
@@ -234,14 +227,12 @@ CLAIMS = [
           shows=(r"T05 episodes labelled enumeration, by style: \{.*'raw': \d+", r"'plain': \d+")),
     Claim("04", r"each is set against the contract pair by pair", "paired_table(records)",
           shows=(r"(?m)^contract - raw ", r"(?m)^contract - generic ", r"(?m)^contract - plain ", "McNemar p")),
-    Claim("04", r"first every label the grader has, counted, including the two that make a finished answer wrong", "for label in LABELS",
-          shows=(r"(?m)^false_report ", r"(?m)^omitted_tell ", r"(?m)^enumeration ")),
-    Claim("04", r"T04's ceiling routes to `escalate_to_human`, queue `billing_refunds`", 'style="contract", seed=seed), model=choice.model, source=choice.source)\nprint(after)\nprint("escalations:"',
+    Claim("04", r"T04: `escalate_to_human`, queue `billing_refunds`", 'print("escalations:"',
           shows=(r"escalations: \[\('ESC-0001', 'ACC-4471', 'billing_refunds'\)\]",)),
     # 05
     Claim("05", r"With an empty result there is no error, so every style leaves it the same success to relay", "for wrapped in (False, True):",
           holds=lambda out: all((r[0] == "empty result") == (r[3] == r[4] == "True") for r in _table(out))),
-    Claim("05", r"under the contract it follows the `not_found`'s stop, so it stops cleanly and relays a failure that was never true",
+    Claim("05", r"[Uu]nder the contract it follows the `not_found`'s stop, so it stops cleanly and relays a failure that was never true",
           "for wrapped in (False, True):", shows=(r"empty is an error +contract +finished +False +False",)),
     Claim("05", r"straight back into the same call until the dispatcher breaks the loop", "for wrapped in (False, True):",
           shows=(r"empty is an error +generic +loop_broken",)),
@@ -251,7 +242,7 @@ CLAIMS = [
           shows=(r"T13 .*INV-20460 \(\$199\.00, paid\)",)),
     Claim("05", r"The line above shows whether the answer passed that request on", "T23's answer asks the customer",
           shows=(r"T23's answer asks the customer to check the number: (?:True|False)",)),
-    Claim("05", r"it stops and passes on the failure \(the answer above\)", "broken = atlas_session",
+    Claim("05", r"stops and passes on the failure \(the answer above\)", "broken = atlas_session",
           shows=(r"assistant: I couldn't list the invoices on ACC-4475", r"Grade\(correct=False")),
     # 06
     Claim("06", r"its `final_text` is empty: the customer gets no answer at all", "looping = run_agent",
@@ -267,12 +258,12 @@ CLAIMS = [
           shows=(r"(?m)^loop breaker on - loop breaker off +all +81 +0 / 0 ",)),
     Claim("06", r"In the stored run, no episode is right in one arm only\. That follows", "arms = groups",
           holds=lambda out: _rows_where(out, "off")[0][4] == _rows_where(out, "on")[0][4]),
-    Claim("06", r"None of them produced a good outcome in the stored runs \(the final text is empty in every row\)", "limits = {",
+    Claim("06", r"None gave a good outcome: the final text is empty in every row", "limits = {",
           holds=lambda out: all(r[-1] == "''" for r in _table(out))),
-    Claim("06", r"the stand-in repeated the call, so the breaker fired at the second identical triple", "broken = run_agent",
+    Claim("06", r"the breaker fired at the second identical triple", "broken = run_agent",
           shows=(r"loop_detected.*'count': 2",)),
     # 07
-    Claim("07", r"every one of them is \*shorter\* than its contract body", "table = [(r.case, estimate_tokens(r.raw)",
+    Claim("07", r"every raw text is \*shorter\* than its contract body", "table = [(r.case, estimate_tokens(r.raw)",
           holds=lambda out: all(_number(r[1]) < _number(r[2]) for r in _table(out))),
     Claim("07", r"A contract body costs 60 to 95 tokens", "table = [(r.case, estimate_tokens(r.raw)",
           holds=lambda out: (lambda c: (min(c), max(c)) == (60, 95))([_number(r[2]) for r in _table(out) if r[0] != "total"])),
@@ -283,11 +274,9 @@ CLAIMS = [
     Claim("07", r"Pooled, the contract spends more tokens in total, and fewer per correct outcome", "use = {s: per_ticket",
           holds=lambda out: _number(_rows_where(out, "all tickets, total")[0][3]) > 1
           and _number(_rows_where(out, "tokens per correct episode")[0][2]) < _number(_rows_where(out, "tokens per correct episode")[0][1])),
-    Claim("07", r"Raw's correct count moves with the profile, and with it raw's tokens per correct episode", 'name="ch07-profiles"',
-          holds=lambda out: len({r[2] for r in _table(out) if r[0].startswith("raw")}) > 1),
     Claim("07", r"the loop re-sends every earlier one with each new request", "runs = {style: run_agent",
           shows=(r"generic +step_limit +6 +6 ", r"contract +finished +2 +1 ")),
-    Claim("07", r"the customer is told the warehouse figures could not be fetched right now", "seen = {style: run_agent",
+    Claim("07", r"[Tt]he customer is told the warehouse figures could not be fetched right now", "seen = {style: run_agent",
           shows=(r"I couldn't get the warehouse figures for SKU-3300",)),
     Claim("07", r"Only the traceback comes close, with the HTML error page next", "table = [(r.case, estimate_tokens(r.raw)",
           holds=lambda out: (lambda gap: min(gap, key=gap.get) == "warehouse timeout" and sorted(gap, key=gap.get)[1] == "refund service outage")(
@@ -325,9 +314,6 @@ CLAIMS = [
           shows=(r"SELECT \* FROM invoices", r"tenant_id = 9312", r"db-7\.atlas\.internal"), lacks=(r'"next"',)),
     Claim("08", r"Any exception the tool did not mean to raise becomes a contract error with a neutral message", "[after] = tool_results(",
           shows=(r'"error": "upstream_unavailable"', r'"branch": "stop"', r"'is_error': True"), lacks=(r"SELECT", r"9312", r"db-7")),
-    Claim("08", r"the contract's on what to do next and on what is known about the outcome, the `repr`'s on the query, the tenant and the host", "internals = (",
-          holds=lambda out: [(r[0], r[-1]) for r in _table(out)] == [("before: @beta_tool", "True"), ("after: @contract_tool", "False")]
-          and '"next"' in _rows_where(out, "after: @contract_tool")[0][1]),
     Claim("08", r"sends a `ValueError` that names the function but not the argument\. The contract names the argument", "wrong = {",
           shows=(r"(?m)^ValueError\('Invalid arguments for function get_invoice'\)$", r'"Argument invoice_id', r'"argument": "invoice_id"'),
           lacks=(r"INV-20411", r'"invoice"')),
@@ -338,8 +324,6 @@ CLAIMS = [
           shows=(r"in the trace, for the operator: RuntimeError: SELECT \* FROM invoices",),
           holds=lambda out: all("SELECT" not in line for line in out.splitlines() if line.startswith("{"))),
     # 09
-    Claim("09", r'so it still says "retry after 4000 ms"', 'print(json.dumps(from_article("toolu_demo", article).body()',
-          shows=(r'"message": "Rate limited; retry after 4000 ms\."', r'"branch": "stop"')),
     Claim("09", r"The harness gives up on the first attempt without waiting", '"| clock:", s.world.clock',
           shows=(r"\[\('escalate_to_human', 1, None\)\] \| clock: 0\.0",)),
     Claim("09", r"so a person is the one thing the harness cannot offer here", '"| clock:", s.world.clock',
@@ -384,7 +368,7 @@ CLAIMS = [
     # 12
     Claim("12", r"With `user`, four of five values reach the handler", 'values = ["ACC-4471"',
           shows=(r"(?m)^4471 +not_found / stop +invalid_argument / retry_changed",)),
-    Claim("12", r"When the stand-in runs, that failure is its fixed vocabulary", "calls, errors = run.trace",
+    Claim("12", r"That failure is the stand-in's fixed vocabulary", "calls, errors = run.trace",
           shows=(r"^\[simulated", r'(?m)^first call: \{"account_id":"ACC-4471"\} -> invalid_argument$')),
     # solutions
     Claim("solutions/01", r"all 14 contract episodes that hit an error recovered; .* so generic recovered in none", "recovery_counts(records)",
@@ -396,7 +380,7 @@ CLAIMS = [
     # 13
     Claim("13", r"by its rule it gives up on the refund", "before = run_agent",
           shows=(r"ToolFailure\('not_found", r"Grade\(correct=False", r"reply: I tried to issue .* could not confirm")),
-    Claim("13", r"the stand-in is built to follow `next`, so offline it calls `list_invoices`, finds the duplicate charge and refunds it", "after = run_agent",
+    Claim("13", r"[Tt]he stand-in is built to follow `next`, so offline it calls `list_invoices`, finds the duplicate charge and refunds it", "after = run_agent",
           shows=(r'"next": \{"branch": "switch_tool"', r"Grade\(correct=True", r"Refund of \$89\.00 on invoice INV-20440")),
     Claim("13", r"`first_of_each_id` does that for every step, and the SDK's runner, which answers every block, fails here",
           "verdicts = {name: audit(fn)", holds=lambda out: _rows_where(out, "one result per id, in order")
@@ -491,8 +475,6 @@ GUARDS = [
     # T21's contract answer drops the offer to escalate that its `say` asks for (chapter 06).
     Guard("06", r"(?:answer|reply)[^.]{0,80}offer(?:s|ed)? (?:to escalate|a person)", 'print("the answer offers a person:"',
           r"the answer offers a person: True"),
-    # The planner misread T02 once; a chapter may say so only while a stored run shows it (chapter 03).
-    Guard("03", r"reads \"unpaid invoices\".{0,80}as a request for \*?paid", "as_error = run_agent", r'"status": "paid"'),
 ]
 
 
@@ -677,19 +659,6 @@ def _one(rows: list[dict[str, str]], **where: str) -> dict[str, str]:
     return found[0]
 
 
-def test_ch09_the_converter_prose_says_what_the_converted_message_still_says():
-    body = json.loads(_shown("09", 'print(json.dumps(from_article("toolu_demo", article).body(), indent=2))'))
-    said = _said("09", "The code becomes `upstream_unavailable`")
-    assert body["next"]["branch"] == "stop"
-    hint = re.search(r"retry after \d+ ms", body["message"], re.IGNORECASE)
-    if hint:  # the model would read a retry hint under stop: the prose must say so, not claim the opposite
-        assert hint.group(0) in said and "still says" in said, said
-        assert "would have handed the model both" not in said
-        agreed = _shown("09", "agreed = tool_error(")
-        assert "the harness waits 4 s, then retries" in agreed
-        assert "retry" not in json.loads(agreed[agreed.index("{"):])["message"].lower()
-
-
 def test_ch09_without_harness_retries_raw_ends_right_and_contract_stops():
     rows = _rows(_shown("09", 'one_shot("T12", style)'))
     said = _said("09", "the customer got no invoices")
@@ -705,7 +674,6 @@ def test_ch09_harness_retries_hide_every_error_and_the_clock_moves_by_the_waits(
     for row in after:
         assert row["errors the model read"] == "0" and row["correct"] == "True"
         assert float(row["virtual clock (s)"]) == sum(float(w["wait (s)"]) for w in waits if w["ticket"] == row["ticket"])
-    assert "tool error" not in _shown("09", 'print(runs["T25"])') and "no error block" in _said("09", "The transcript of T25")
 
 
 def test_ch09_outlasting_transients_generic_loops_and_contract_stops():
@@ -804,13 +772,6 @@ def test_ch10_each_hand_made_run_shows_the_label_it_is_named_for():
     assert all(rows[w] == [label] for w, label in named.items() if w != "apologises, does nothing")  # one pattern each
     said = _said("10", "Note the last row")
     assert "a false report about a change (the T10 row" in said and "(the first T23 row: no request to check the number)" in said
-
-
-def test_ch10_a_repeated_id_is_answered_once_and_not_run_as_chapter_13_teaches():
-    code = next(c.source for c in _nb_at("10").cells if c.cell_type == "code" and "def test_exactly_one_result_per_id" in c.source)
-    assert 'assert ids == ["a", "b", "c"]' in code and "len(runs) == 1" in code
-    assert all(r["one result per id"] == "pass" for r in _rows(_shown("10", "result(test_exactly_one_result_per_id")))
-    assert "the repeat is not run" in _said("10", "**Exactly one `tool_result` per id.**")
 
 
 def test_ch10_the_audit_table_reads_as_the_prose_says():

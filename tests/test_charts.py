@@ -40,7 +40,8 @@ def records(tmp_path_factory):
 
 @pytest.fixture
 def mixed(records):
-    live = dict(records[0], key="live-1", source="live (claude-sonnet-5-5, 2026-10-07)")
+    live = dict(records[0], key="live-1", source="live (claude-sonnet-5-5, 2026-10-07)", source_kind="live",
+                source_date="2026-10-07", model="claude-sonnet-5-5")
     return [*records, live]
 
 
@@ -58,6 +59,17 @@ def test_each_chart_says_mixed_when_sources_are_mixed(mixed, name):
     ax = CHARTS[name](mixed, ax=Figure().add_subplot())
     title = ax.get_title()
     assert "mixed sources" in title and "live (claude-sonnet-5-5, 2026-10-07)" in title and "simulated" in title
+    assert "the simulated episodes' result is set by the assumed rates" in title
+
+
+@pytest.mark.parametrize("name", CHART_NAMES)
+def test_a_chart_of_the_stand_ins_episodes_says_its_rates_set_the_result_and_a_live_one_does_not(records, name):
+    simulated = CHARTS[name](records, ax=Figure().add_subplot()).get_title()
+    assert simulated.splitlines()[-1] == "simulated: the result is set by the assumed rates"
+    live = [dict(r, source="live (claude-sonnet-5-5, 2026-10-07)", source_kind="live", source_date="2026-10-07",
+                 model="claude-sonnet-5-5") for r in records]
+    title = CHARTS[name](live, ax=Figure().add_subplot()).get_title()
+    assert "Data: live (claude-sonnet-5-5, 2026-10-07)" in title and "assumed rates" not in title
 
 
 def test_each_chart_makes_its_own_figure_when_given_no_axes(records):

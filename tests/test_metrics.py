@@ -136,12 +136,20 @@ def test_recovery_table_shows_source_groups_and_intervals():
     records = [ep(style="raw", correct=False), ep(style="contract", correct=True, trial=1),
                ep(style="contract", stop=HARNESS_ERROR, correct=False, trial=2)]
     table = recovery_table(records)
-    assert "Data: simulated (offline stand-in)." in table.caption
+    assert "Data: simulated (offline stand-in). Simulated: the result is set by the assumed rates." in table.caption
     assert "1 episode(s) failed inside the harness" in table.caption
     assert table.columns[:3] == ["style", "episodes", "hit error"]
     assert table.rows[0][:4] == ["contract", "1", "1", "100% [21%, 100%]"]
     assert table.rows[1][:4] == ["raw", "1", "1", "0% [0%, 79%]"]
     assert "contract  1" in repr(table)  # the text form a terminal and nbval see
+
+
+def test_only_the_stand_ins_outcomes_carry_the_note_that_assumed_rates_set_them():
+    live = dict(source="live (claude-x, 2026-10-07)", source_kind="live", source_date="2026-10-07")
+    records = [ep(style="raw", correct=False, **live), ep(style="contract", trial=1, **live)]
+    assert recovery_table(records).caption.endswith("Data: live (claude-x, 2026-10-07).")
+    mixed = [*records, ep(style="raw", trial=2)]
+    assert recovery_table(mixed).caption.endswith("The simulated episodes' result is set by the assumed rates.")
 
 
 def test_recovery_rows_are_the_tables_content_before_any_formatting():

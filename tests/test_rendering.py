@@ -381,7 +381,7 @@ def test_each_chapter_states_the_minutes_its_length_gives_and_the_readme_agrees(
 
 def test_the_minutes_rule_counts_what_a_reader_reads(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# 99 · A title\n\n" + "word " * 1800)]  # 10 minutes of prose
+    nb.cells = [nbformat.v4.new_markdown_cell("# 99 · A title\n\n" + "word " * 1400)]  # 10 minutes of prose
     path = tmp_path / "99_a.ipynb"
     nbformat.write(nb, path)
     assert minutes.chapter_minutes(path) == 10

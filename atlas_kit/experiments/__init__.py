@@ -1,8 +1,9 @@
 """Experiments: sweeps of conditions x tickets x trials, graded and appended to crash-safe results as they finish.
 
 What a sweep runs (episodes), running it (sweep) and guarding a live one (guard), the results file (results),
-recovery and its intervals (metrics), paired and exact tests (stats), the implicit-failure cells (implicit),
-published designs (presets) and their leak audit (leaks), and the Message Batches path (batch/). Chapters 11, 14.
+what a caption says of its data (captions), recovery and its intervals (metrics), paired and exact tests (stats),
+the implicit-failure cells (implicit), published designs (presets) and their leak audit (leaks), and the Message
+Batches path (batch/). Chapters 11, 14.
 """
 from __future__ import annotations
 

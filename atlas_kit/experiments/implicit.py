@@ -21,7 +21,8 @@ from ..stats import Rate
 from .metrics import usable
 from ..models.choose import choose_model
 from ..models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offline_client
-from .results import Condition, source_label
+from .captions import data_caption
+from .results import Condition
 from ..types.records import Record, TableRows
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def cell_rows(records: Sequence[Record], *, by: str = "style") -> TableRows:
     rows: list[list[object]] = [[cell_name(c.cell), c.arm, c.recovered.n, c.recovered.brief, c.silent_wrong.brief]
                                 for c in recovery_by_cell(records, by=by).values()]
     caption = ("Recovery = P(correct) over the cell's episodes with faults on; silently wrong = the answer passed on "
-               f"a figure only a silently wrong result gave. Data: {source_label(list(records))}.")
+               f"a figure only a silently wrong result gave. {data_caption(records)}")
     return TableRows(["cell", by, "episodes", "recovered [95% CI]", "silently wrong [95% CI]"], rows, caption)
 
 

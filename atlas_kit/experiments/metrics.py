@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar, Union, overload
 from ..atlas.grade import LABELS
 from ..stats import Z95, Rate, wilson
 from ..types.results import API_FAILURE, HARNESS_ERROR
-from .results import source_label
+from .captions import data_caption
 from ..types.records import Record, TableRows
 
 By = Union[str, Sequence[str], Callable[[Record], object]]
@@ -178,7 +178,7 @@ def recovery_rows(records: Sequence[Record], *, by: Sequence[str] = ("style",)) 
     for key, rs in groups(records, tuple(by)).items():
         rec, ok = recovery(rs), success(rs)
         rows.append([*(_show(v) for v in key), len(usable(rs)), rec.n, rec.brief, ok.brief])
-    caption = f"Recovery = P(correct | a tool error reached the model). Data: {source_label(records)}."
+    caption = f"Recovery = P(correct | a tool error reached the model). {data_caption(records)}"
     broken = sum(r.get("stop_reason") == HARNESS_ERROR for r in records)
     if broken:
         caption += f" {broken} episode(s) failed inside the harness and are left out; see their harness_error."

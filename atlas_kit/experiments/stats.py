@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..stats import Z95, Rate, _counts, fisher_exact, mcnemar_exact, newcombe_paired, wilson
+from .captions import data_caption
 from .metrics import groups, success, usable
-from .results import source_label
 from ..types.records import Record, TableRows
 
 # The fields that make two records the same episode in different arms (the arm's own field is left out).
@@ -188,7 +188,7 @@ def paired_rows(records: Sequence[Record], *, by: str = "style", against: object
                f"Difference in success (graded correct), {_arm(by, base)} minus the other arm, in points, with Newcombe's 95% "
                f"interval; McNemar's exact p reads only the discordant pairs."
                f"{f' Every other {by} is compared with {base}.' if len(arms) > 2 else ''} "
-               f"Data: {source_label(records)}.")
+               f"{data_caption(records)}")
     named = "settings" if isinstance(base, bool) else f"{by.replace('_', ' ')}s"  # a switch has settings, not names
     return TableRows([f"{named} compared", "condition", "pairs", f"right only in {_arm(by, base)} / other",
                       "difference, points [95% CI]", "McNemar p"], rows, caption)

@@ -1,8 +1,9 @@
 """Charts of experiment records: recovery by style and by code, failure modes, context, the loop breaker.
 
 Each function takes records (see results.py), draws on `ax` (a new figure when None) and returns
-the Axes; none calls plt.show(). Every title names where the data came from, and says "mixed"
-when sources are mixed. `save_charts` writes them all as PNG. Chapters 07 and 11.
+the Axes; none calls plt.show(). Every title names where the data came from, says "mixed"
+when sources are mixed, and says when the stand-in's assumed rates set the result (issue 50).
+`save_charts` writes them all as PNG. Chapters 07 and 11.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from matplotlib.figure import Figure
 
 from ..dispatch.styles import STYLES
 from ..stats import Rate
+from ..experiments.captions import simulated_note
 from ..experiments.metrics import api_failures, failure_modes as _failure_modes, groups, per_ticket, recovery, usable
 from ..experiments.results import source_label
 from ..types.records import Record
@@ -42,6 +44,8 @@ def _title(ax: Axes, title: str, records: Sequence[Record], *, split: str = "") 
     if failed:
         tail += (f"\nleft out: {sum(failed.values())} episode(s) failed at the API ("
                  + ", ".join(f"{reason} {n}" for reason, n in failed.items()) + ")")
+    if note := simulated_note(records):  # the stand-in's rules and rates decide who recovers: say so on the chart
+        tail += f"\n{note}"
     ax.set_title(f"{title}\nData: {source_label(records)}{tail}", fontsize=10)
 
 

@@ -1,0 +1,29 @@
+"""What a chart title or an outcome table's caption says about its records: where they came from and, for the
+stand-in's episodes, that its assumed rates set the result, so no comparison of styles on them reads as a finding
+(issue 50). The source label itself is results.source_label. Taught in chapter 02; every chart and table uses it.
+"""
+from __future__ import annotations
+
+from typing import Final, Iterable, Mapping
+
+from ..types.results import record_kind
+from .results import source_label
+
+SIMULATED_NOTE: Final = "simulated: the result is set by the assumed rates"
+"""What a chart or an outcome table drawn from the stand-in's episodes says: its rules and its profile's rates set
+who recovers, so a comparison of styles on them is no finding."""
+
+
+def simulated_note(records: Iterable[Mapping[str, object]]) -> str:
+    """SIMULATED_NOTE when every record is the stand-in's; when only some are, a note that says so; else ''."""
+    kinds = {record_kind(r) for r in records}
+    if "simulated" not in kinds:
+        return ""
+    return SIMULATED_NOTE if kinds == {"simulated"} else "the simulated episodes' result is set by the assumed rates"
+
+
+def data_caption(records: Iterable[Mapping[str, object]]) -> str:
+    """The end of an outcome table's caption: "Data: <source>.", then the simulated note as its own sentence."""
+    listed = list(records)
+    note = simulated_note(listed)
+    return f"Data: {source_label(listed)}." + (f" {note[0].upper()}{note[1:]}." if note else "")
