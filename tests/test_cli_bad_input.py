@@ -185,7 +185,7 @@ def test_the_fuzz_covers_every_option_of_every_subcommand() -> None:
     assert {name for name, _ in OPTIONS} == set(BASE)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_generated_bad_arguments_get_one_line_and_exit_2(data: st.DataObject, places: dict[str, str]) -> None:
     command, flag = data.draw(st.sampled_from(OPTIONS), label="option")

@@ -27,11 +27,21 @@ class Reader(Protocol):
     def read(self, path: Path) -> list[Episode]: ...
 
 
+_LAST: list[tuple[tuple[str, int, int], bytes]] = []  # (path, mtime, size) and its bytes
+
+
 def read_bytes(path: Path) -> bytes:
-    """The file's bytes, un-gzipped when it ends in .gz; a file that cannot be read is one TranscriptError."""
+    """The file's bytes, un-gzipped when it ends in .gz; a file that cannot be read is one TranscriptError. Sniffing
+    a file, reading it and checking its provenance read the same bytes: the last file read is kept for them."""
     try:
+        stat = path.stat()
+        key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+        if _LAST and _LAST[0][0] == key:
+            return _LAST[0][1]
         data = path.read_bytes()
-        return gzip.decompress(data) if path.suffix == ".gz" else data
+        data = gzip.decompress(data) if path.suffix == ".gz" else data
+        _LAST[:] = [(key, data)]
+        return data
     except FileNotFoundError:
         raise TranscriptError(str(path), "", "no such file; give the path of a transcript file.") from None
     except (OSError, EOFError, zlib.error) as err:  # gzip.BadGzipFile is an OSError; a damaged stream a zlib.error
