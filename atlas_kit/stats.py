@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from .types.exceptions import AtlasKitValueError
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 
@@ -20,7 +21,7 @@ def wilson(successes: int, n: int, *, z: float = Z95) -> tuple[float, float]:
     to a point. The ends are exactly 0 at 0/n and exactly 1 at n/n; n = 0 gives (0, 1): no information.
     """
     if n < 0 or not 0 <= successes <= n:
-        raise ValueError(f"wilson needs 0 <= successes <= n; got successes={successes}, n={n}.")
+        raise AtlasKitValueError(f"wilson needs 0 <= successes <= n; got successes={successes}, n={n}.")
     if n == 0:
         return 0.0, 1.0
     p = successes / n
@@ -64,7 +65,7 @@ class Rate:
 
 def _counts(*values: int) -> None:
     if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
-        raise ValueError(f"counts must be whole numbers of 0 or more; got {values}.")
+        raise AtlasKitValueError(f"counts must be whole numbers of 0 or more; got {values}.")
 
 
 def mcnemar_exact(b: int, c: int) -> float:

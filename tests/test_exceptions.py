@@ -125,3 +125,49 @@ def test_in_a_notebook_an_atlas_kit_error_shows_its_line_and_yours_not_a_traceba
 def test_an_error_never_raised_renders_its_line_alone():
     assert AtlasKitValueError("bad seed; pass a whole number.")._render_traceback_() == [
         "ValueError: bad seed; pass a whole number."]
+
+
+# What atlas_kit raises that is not an AtlasKitError, on purpose, and why (issue 49).
+NOT_ATLAS_KIT_ERRORS = {
+    "ToolFailure": "a tool's failure, worded for the model by the dispatcher",
+    "Transient": "a transient tool failure the harness retries",
+    "APIFault": "a scripted API failure the in-process API answers with",
+    "HandlerError": "an API failure: an anthropic error, counted apart from the model's",
+    "ReplayMiss": "an API failure: a request the cassette does not hold",
+    "BatchExpired": "an API failure of the Message Batches path", "BatchCanceled": "the same",
+    "BadResults": "the same",
+    "SweepInterrupted": "Ctrl-C: a KeyboardInterrupt that says how to resume",
+    "NotHandedIn": "control flow: an MCP episode closed before finish", "Runaway": "control flow in build-it-yourself",
+    "Stopping": "control flow: a sweep winding down", "_OutOfTime": "control flow: a check's time limit",
+    "ContextWarning": "a warning, not an error",
+}
+# Built-in exceptions a module may raise as they are: the protocol or the caller expects exactly these.
+BUILT_INS_ALLOWED = {"AttributeError", "ImportError", "FileNotFoundError", "IsADirectoryError", "PermissionError",
+                     "TimeoutError", "RuntimeError", "StopIteration", "NotImplementedError", "KeyboardInterrupt",
+                     "JSONDecodeError", "ArgumentTypeError", "ArgumentError", "SystemExit"}
+
+
+def test_every_error_atlas_kit_raises_on_purpose_is_an_atlas_kit_error_or_says_why_not() -> None:
+    import ast
+    import builtins
+    import importlib
+    import inspect
+    import pkgutil
+
+    odd = []
+    for info in pkgutil.walk_packages(atlas_kit.__path__, "atlas_kit."):
+        if info.name.startswith("atlas_kit.bridges.inspect") or info.name.endswith("__main__"):
+            continue  # an optional extra; a command's entry point runs on import
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == info.name \
+                    and not issubclass(value, AtlasKitError) and name not in NOT_ATLAS_KIT_ERRORS:
+                odd.append(f"{info.name}.{name} derives from {value.__mro__[1].__name__}, not AtlasKitError")
+        source = inspect.getsource(module)
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                func = node.exc.func
+                called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                if hasattr(builtins, called) and called not in BUILT_INS_ALLOWED:
+                    odd.append(f"{info.name}:{node.lineno} raises the built-in {called}")
+    assert not odd, "\n".join(odd)

@@ -20,6 +20,7 @@ from ..contract.errors import ErrorCode, ToolFailure, empty_result, retry_change
 from ..dispatch.trace import Trace
 from ..types.sets import FaultKind, ImplicitKind, JSONObject, RefusalKind, TransientKind
 from .silent import IMPLICIT_KINDS, SILENT_TOOLS, corrupt, stale_args
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 # A refusal fails with the contract code of the same name: the fault kinds are built on ErrorCode.
 REFUSALS: dict[RefusalKind, ErrorCode] = {kind: ErrorCode(kind) for kind in typing.get_args(RefusalKind)}
@@ -55,27 +56,27 @@ class Fault:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS and self.kind not in IMPLICIT_KINDS:
-            raise ValueError(f"Fault.kind {self.kind!r} is not a fault kind; use one of: "
+            raise AtlasKitValueError(f"Fault.kind {self.kind!r} is not a fault kind; use one of: "
                              f"{', '.join(KINDS + IMPLICIT_KINDS)}.")
         if not isinstance(self.tool, str) or not self.tool:
-            raise ValueError("Fault.tool must name the tool to fail, such as 'issue_refund'.")
+            raise AtlasKitValueError("Fault.tool must name the tool to fail, such as 'issue_refund'.")
         bad_call = any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in self.calls)
         if not isinstance(self.calls, tuple) or bad_call:
-            raise ValueError("Fault.calls must be a tuple of call numbers from 1, or () for every call.")
+            raise AtlasKitValueError("Fault.calls must be a tuple of call numbers from 1, or () for every call.")
         if self.probability is not None and not 0.0 <= self.probability <= 1.0:
-            raise ValueError("Fault.probability must be between 0 and 1.")
+            raise AtlasKitValueError("Fault.probability must be between 0 and 1.")
         if self.after_effect and self.kind not in TRANSIENT:
-            raise ValueError("Fault.after_effect needs a transient kind (timeout, rate_limit, outage): "
+            raise AtlasKitValueError("Fault.after_effect needs a transient kind (timeout, rate_limit, outage): "
                              "only a lost reply can follow an applied effect.")
         if self.retry_after is not None and self.kind != "rate_limit":
-            raise ValueError("Fault.retry_after applies only to kind 'rate_limit'.")
+            raise AtlasKitValueError("Fault.retry_after applies only to kind 'rate_limit'.")
         if self.kind == "empty" and self.tool not in _EMPTY:
-            raise ValueError(f"Fault kind 'empty' applies only to {', '.join(sorted(_EMPTY))}: "
+            raise AtlasKitValueError(f"Fault kind 'empty' applies only to {', '.join(sorted(_EMPTY))}: "
                              "other tools have no list to empty.")
         if self.kind in IMPLICIT_KINDS:
             fits = [t for t, (_, _, kinds) in SILENT_TOOLS.items() if self.kind in kinds]
             if self.tool not in fits:
-                raise ValueError(f"Fault kind {self.kind!r} applies only to {', '.join(fits)}: other tools have no "
+                raise AtlasKitValueError(f"Fault kind {self.kind!r} applies only to {', '.join(fits)}: other tools have no "
                                  "list or dated figure to get silently wrong.")
 
     @property
@@ -125,7 +126,7 @@ class FaultSchedule:
         self.faults = tuple(faults)
         for fault in self.faults:
             if not isinstance(fault, Fault):
-                raise TypeError(f"faults must hold Fault objects; got {type(fault).__name__}. "
+                raise AtlasKitTypeError(f"faults must hold Fault objects; got {type(fault).__name__}. "
                                 "Build them with Fault(...) or always(...).")
         self.seed = seed
         self._rng = random.Random(f"atlas-faults:{seed}")
@@ -155,7 +156,7 @@ class FaultSchedule:
         names = {t.name for t in tools}
         for fault in self.faults:
             if fault.tool not in names:
-                raise ValueError(f"Fault names tool {fault.tool!r}, which is not among: {', '.join(sorted(names))}.")
+                raise AtlasKitValueError(f"Fault names tool {fault.tool!r}, which is not among: {', '.join(sorted(names))}.")
         wrapped = []
         for t in tools:
             copy_ = copy.copy(t)  # not dataclasses.replace: the schema was checked when the tool was built

@@ -15,6 +15,7 @@ from ..types.walk import result_text
 from .data import World
 from .faults import Fault, FaultSchedule, always
 from .tools import build_tools
+from ..types.exceptions import AtlasKitValueError
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def catalogue(*, seed: int = 0, cases: tuple[Case, ...] = CASES) -> list[Row]:
         dispatcher = Dispatcher(tools, retry=RetryPolicy(sleep=world.advance), run_id=f"catalogue-{seed}")
         out = dispatcher.dispatch([{"type": "tool_use", "id": "toolu_01", "name": case.tool, "input": dict(case.input)}])
         if not out.failures:
-            raise ValueError(f"catalogue case {case.name!r} did not fail; fix its input or faults.")
+            raise AtlasKitValueError(f"catalogue case {case.name!r} did not fail; fix its input or faults.")
         failure = out.failures[0]
         rows.append(Row(case.name, case.tool, failure.error.code.value,
                         failure.error.next.branch.value if failure.error.next else None,

@@ -29,6 +29,7 @@ from ..contract.values import say
 from ..contract.defaults import DEFAULT_NEXT
 from ..dispatch.trace import Trace
 from ..types.walk import result_text
+from ..types.exceptions import AtlasKitTypeError
 
 if TYPE_CHECKING:
     from typing import Iterable, Literal, TypedDict
@@ -94,7 +95,7 @@ class Conversation:
         bound: list[ContractTool] = []
         for tool in tools:
             if not isinstance(tool, (ContractFunctionTool, ContractAsyncFunctionTool)):
-                raise TypeError(
+                raise AtlasKitTypeError(
                     f"bind() takes tools made with @contract_tool or @contract_async_tool, got {type(tool).__name__}; "
                     "pass other tools to tool_runner beside them: tools=[*conv.bind(a, b), other]."
                 )
@@ -245,7 +246,7 @@ def contract_tool(func: ToolFunction | None = None, *, conversation: Conversatio
     """
     def make(fn: ToolFunction) -> ContractFunctionTool:
         if inspect.iscoroutinefunction(fn):
-            raise TypeError(f"{fn.__name__} is async: decorate it with @contract_async_tool instead of @contract_tool.")
+            raise AtlasKitTypeError(f"{fn.__name__} is async: decorate it with @contract_async_tool instead of @contract_tool.")
         return _adopt(beta_tool(fn, **options), ContractFunctionTool, conversation)
 
     return make(func) if func is not None else make
@@ -264,7 +265,7 @@ def contract_async_tool(
     """`@beta_async_tool` with the error contract; see `contract_tool`."""
     def make(fn: AsyncToolFunction) -> ContractAsyncFunctionTool:
         if not (inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(getattr(fn, "__wrapped__", None))):
-            raise TypeError(f"{getattr(fn, '__name__', fn)!s} is not async: decorate it with @contract_tool instead.")
+            raise AtlasKitTypeError(f"{getattr(fn, '__name__', fn)!s} is not async: decorate it with @contract_tool instead.")
         return _adopt(beta_async_tool(fn, **options), ContractAsyncFunctionTool, conversation)
 
     return make(func) if func is not None else make
@@ -277,7 +278,7 @@ def _adopt(tool: object, cls: type[_Adopted], conversation: Conversation | None)
     # beta_tool builds the tool (schema from the signature, @contextmanager tools and all); only how it fails
     # changes, so the object becomes the contract subclass in place: still the SDK's own tool type.
     if conversation is not None and not isinstance(conversation, Conversation):
-        raise TypeError(f"conversation must be a Conversation, got {type(conversation).__name__}.")
+        raise AtlasKitTypeError(f"conversation must be a Conversation, got {type(conversation).__name__}.")
     tool.__class__ = cls
     adopted = cast(_Adopted, tool)
     adopted.conversation = conversation or Conversation()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol, Sequence
 
 from . import schema_subset
 from ..types.sets import JSONObject
+from ..types.exceptions import AtlasKitValueError
 
 if TYPE_CHECKING:
     import jsonschema
@@ -44,13 +45,13 @@ class ArgumentProblem:
 def check_schema(schema: object, *, tool: str) -> None:
     """Refuse, at registration, an input_schema that is not a valid JSON Schema object."""
     if not isinstance(schema, dict) or schema.get("type") != "object":
-        raise ValueError(
+        raise AtlasKitValueError(
             f"Tool {tool!r}: input_schema must be a JSON Schema dict with \"type\": \"object\"; "
             "every Anthropic tool needs one, even with no properties."
         )
     problem = _schema_problem(json.dumps(schema, sort_keys=True, default=repr))
     if problem:
-        raise ValueError(f"Tool {tool!r}: input_schema is not valid JSON Schema ({problem}); fix the schema.")
+        raise AtlasKitValueError(f"Tool {tool!r}: input_schema is not valid JSON Schema ({problem}); fix the schema.")
 
 
 class _Error(Protocol):

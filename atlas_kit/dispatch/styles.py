@@ -15,6 +15,7 @@ from ..contract.errors import ErrorCode, ToolError
 from ..contract.redaction import redact
 from ..types.sets import StyleName
 from ..types.api import ToolResultBlock
+from ..types.exceptions import AtlasKitValueError
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def style_named(name: StyleName | str | Style) -> Style:
     for known, style in STYLES.items():
         if name == known:
             return style
-    raise ValueError(f"style {name!r} is not one of: {', '.join(STYLES)}; or pass a function style(failure) -> dict.")
+    raise AtlasKitValueError(f"style {name!r} is not one of: {', '.join(STYLES)}; or pass a function style(failure) -> dict.")
 
 
 def _block(failure: Failure, text: str) -> ToolResultBlock:

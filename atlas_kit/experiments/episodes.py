@@ -19,6 +19,7 @@ from ..models.standin.model import DEFAULT_PROFILE, OFFLINE_MODEL, Profile
 from .results import Condition, episode_key, harness_record, record_from_run
 from ..types.sets import MAX_EPISODES
 from ..types.records import Record, Source
+from ..types.exceptions import AtlasKitValueError
 
 
 
@@ -76,7 +77,7 @@ def profile_named(profile: Profile | str | None) -> Profile:
         return profile
     known = named_profiles()
     if profile not in known:
-        raise ValueError(f"profile {profile!r} is not one of: {', '.join(known)}; or pass an offline.Profile.")
+        raise AtlasKitValueError(f"profile {profile!r} is not one of: {', '.join(known)}; or pass an offline.Profile.")
     return known[profile]
 
 
@@ -92,7 +93,7 @@ def plan(*, styles: Sequence[str], faults: Sequence[bool], break_loops: Sequence
         resolved: dict[str, Profile] = {}
         for p in map(profile_named, profiles):
             if resolved.setdefault(p.name, p) != p:
-                raise ValueError(f"two profiles are named {p.name!r}; give each its own name, which goes into "
+                raise AtlasKitValueError(f"two profiles are named {p.name!r}; give each its own name, which goes into "
                                  "every episode's key.")
         names = list(resolved)
     conditions = [Condition(s, bool(f), bool(b), p, model)
@@ -111,10 +112,10 @@ def check_options(*, styles: Sequence[str], faults: Sequence[bool], break_loops:
     _check(break_loops, "break_loops", (True, False))
     whole_number(trials, "trials")
     if isinstance(first_seed, bool) or not isinstance(first_seed, int) or first_seed < 0:
-        raise ValueError(f"first_seed must be a whole number of 0 or more; got {first_seed!r}.")
+        raise AtlasKitValueError(f"first_seed must be a whole number of 0 or more; got {first_seed!r}.")
     cells = len(set(styles)) * len(set(faults)) * len(set(break_loops)) * max(1, profiles) * len(set(tickets))
     if cells * trials > MAX_EPISODES:  # checked before anything is built: a plan this big would not fit in memory
-        raise ValueError(f"trials={trials:,} plans {cells * trials:,} episodes ({cells:,} conditions and tickets × "
+        raise AtlasKitValueError(f"trials={trials:,} plans {cells * trials:,} episodes ({cells:,} conditions and tickets × "
                          f"{trials:,} trials), more than the {MAX_EPISODES:,} one sweep may hold (episodes.MAX_EPISODES:"
                          f" a sweep keeps its plan and results in memory); give at most {MAX_EPISODES // cells:,} "
                          "trials, or split the design into several sweeps (--name, --tickets, --first-seed).")
@@ -123,15 +124,15 @@ def check_options(*, styles: Sequence[str], faults: Sequence[bool], break_loops:
 def _check(values: Sequence[object], name: str, accepted: Iterable[object]) -> None:
     accepted = list(accepted)
     if isinstance(values, (str, bytes)) or not values:
-        raise ValueError(f"{name} must be a non-empty list drawn from: {', '.join(map(str, accepted))}; got {values!r}.")
+        raise AtlasKitValueError(f"{name} must be a non-empty list drawn from: {', '.join(map(str, accepted))}; got {values!r}.")
     wrong = [v for v in values if not any(type(v) is type(a) and v == a for a in accepted)]
     if wrong:
-        raise ValueError(f"{name}: {', '.join(map(repr, wrong))} not accepted; use values from: "
+        raise AtlasKitValueError(f"{name}: {', '.join(map(repr, wrong))} not accepted; use values from: "
                          f"{', '.join(map(str, accepted))}.")
 
 
 def whole_number(value: object, name: str) -> int:
     """`value` if it is a whole number of at least 1 (not a bool), else ValueError naming `name`."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a whole number of at least 1; got {value!r}.")
+        raise AtlasKitValueError(f"{name} must be a whole number of at least 1; got {value!r}.")
     return value

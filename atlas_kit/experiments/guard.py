@@ -20,7 +20,7 @@ from ..models.replies import FATAL
 from .pending import pending_usd
 from ..types.results import API_FAILURE, record_kind
 from ..types.records import Record, Source
-from ..types.exceptions import OneLine
+from ..types.exceptions import AtlasKitError, AtlasKitValueError, OneLine
 from .episodes import Episode
 from ..types.tokens import request_tokens
 
@@ -34,11 +34,11 @@ FAILURES_IN_A_ROW = 10  # this many episodes in a row ending at the API stop a s
 RUNAWAY_EPISODES = 2
 
 
-class SweepRefused(OneLine, ValueError):
+class SweepRefused(AtlasKitValueError):
     """A live sweep that did not start: its estimate is above the limit, or nobody confirmed it."""
 
 
-class SweepStopped(OneLine, RuntimeError):
+class SweepStopped(AtlasKitError, RuntimeError):
     """A sweep stopped early for a reason a rerun cannot fix by itself (a rejected key, an outage)."""
 
     def __init__(self, message: str, *, cause: StopCause) -> None:
@@ -58,7 +58,7 @@ class SweepInterrupted(OneLine, KeyboardInterrupt):
 
 def _usd(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive number of US dollars (math.inf for no limit); got {value!r}.")
+        raise AtlasKitValueError(f"{name} must be a positive number of US dollars (math.inf for no limit); got {value!r}.")
     return float(value)
 
 

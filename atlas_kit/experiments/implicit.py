@@ -24,6 +24,7 @@ from ..models.standin.model import OFFLINE_MODEL, STANDIN_SOURCE, Profile, offli
 from .captions import data_caption
 from .results import Condition
 from ..types.records import Record, TableRows
+from ..types.exceptions import AtlasKitValueError
 
 if TYPE_CHECKING:
     import anthropic
@@ -84,14 +85,14 @@ def sweep(*, styles: Sequence[str] = ("raw", "contract"), tickets: Sequence[str]
     ids = list(IMPLICIT_TICKETS) if tickets is None else list(tickets)
     unknown = [t for t in ids if t not in ALL_TICKETS]
     if unknown or not ids:
-        raise ValueError(f"tickets: {', '.join(map(repr, unknown)) or 'none given'}; use ids from T01 to "
+        raise AtlasKitValueError(f"tickets: {', '.join(map(repr, unknown)) or 'none given'}; use ids from T01 to "
                          f"{list(ALL_TICKETS)[-1]}.")
     odd = [s for s in styles if s not in STYLES]
     if odd or isinstance(styles, str) or not styles:
-        raise ValueError(f"styles must be a list drawn from {', '.join(STYLES)}; got {styles!r}.")
+        raise AtlasKitValueError(f"styles must be a list drawn from {', '.join(STYLES)}; got {styles!r}.")
     for value, name, least in ((trials, "trials", 1), (first_seed, "first_seed", 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"{name} must be a whole number of at least {least}; got {value!r}.")
+            raise AtlasKitValueError(f"{name} must be a whole number of at least {least}; got {value!r}.")
     choice = None if model in (None, "offline", OFFLINE_MODEL) else choose_model(model)
     if choice is not None and choice.mode == "offline":  # no key: the stand-in answers, and its records say so
         choice = None

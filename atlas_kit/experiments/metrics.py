@@ -17,6 +17,7 @@ from ..stats import Z95, Rate, wilson
 from ..types.results import API_FAILURE, HARNESS_ERROR
 from .captions import data_caption
 from ..types.records import Record, TableRows
+from ..types.exceptions import AtlasKitValueError
 
 By = Union[str, Sequence[str], Callable[[Record], object]]
 K = TypeVar("K")
@@ -127,13 +128,13 @@ def pass_k(records: Iterable[Record], k: int) -> float:
     C(c, k) / C(n, k); cells with fewer than k trials are left out. The mean over cells is returned.
     """
     if k < 1:
-        raise ValueError(f"pass_k needs k >= 1 (the number of trials that must all succeed); got k={k}.")
+        raise AtlasKitValueError(f"pass_k needs k >= 1 (the number of trials that must all succeed); got k={k}.")
     cells = groups(usable(records), ("model", "style", "faults", "break_loops", "profile", "ticket"))
     values = [math.comb(sum(bool(r["correct"]) for r in rs), k) / math.comb(len(rs), k)
               for rs in cells.values() if len(rs) >= k]
     if not values:
         most = max((len(rs) for rs in cells.values()), default=0)
-        raise ValueError(f"pass_k(k={k}) needs a ticket with at least {k} trials; the records have at most {most}. "
+        raise AtlasKitValueError(f"pass_k(k={k}) needs a ticket with at least {k} trials; the records have at most {most}. "
                          "Run more trials or choose a smaller k.")
     return sum(values) / len(values)
 

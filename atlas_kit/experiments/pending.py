@@ -21,6 +21,7 @@ from .episodes import Episode
 from ..types.results import API_FAILURE
 from .results import Condition, ResultsWriter, _record, _source_fields
 from ..types.records import Record, Source
+from ..types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 INTERRUPTED = "interrupted"
 """The `api_failure` of the results line that carries what an interrupted episode paid for and kept no reply of."""
@@ -43,17 +44,17 @@ def read_pending(out: str | os.PathLike[str] | None) -> dict[str, list[KeptCall]
             item = json.loads(line)
             found[str(item["key"])] = [_kept(call) for call in item["calls"]]
         except (ValueError, KeyError, TypeError) as err:
-            raise ValueError(f"{path}: line {n} is not a kept episode ({err}); it holds paid replies a resume uses "
+            raise AtlasKitValueError(f"{path}: line {n} is not a kept episode ({err}); it holds paid replies a resume uses "
                              "instead of paying again: move the file away to run those episodes afresh.") from None
     return found
 
 
 def _kept(call: object) -> KeptCall:
     if not isinstance(call, dict) or not isinstance(call.get("response"), dict):
-        raise TypeError("a call without a response")
+        raise AtlasKitTypeError("a call without a response")
     cost = float(call["cost_usd"])
     if not math.isfinite(cost) or cost < 0:
-        raise ValueError(f"cost_usd {cost!r}")
+        raise AtlasKitValueError(f"cost_usd {cost!r}")
     return KeptCall(fingerprint=str(call["fingerprint"]), response=call["response"],
                     input_tokens=int(call["input_tokens"]), output_tokens=int(call["output_tokens"]), cost_usd=cost)
 

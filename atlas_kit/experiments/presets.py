@@ -25,6 +25,7 @@ from ..models.pricing import Estimate
 from .results import source_label
 from ..types.records import Record, TableRows
 from .stats import Comparison, compare_arms
+from ..types.exceptions import AtlasKitValueError
 
 Via = Literal["messages", "batch"]
 
@@ -85,7 +86,7 @@ PRESETS: dict[str, Preset] = {SELF_REFLECTIVE.name: SELF_REFLECTIVE}
 
 def _preset(preset: Preset | str) -> Preset:
     if not isinstance(preset, Preset) and preset not in PRESETS:
-        raise ValueError(f"preset {preset!r} is not one of: {', '.join(PRESETS)}.")
+        raise AtlasKitValueError(f"preset {preset!r} is not one of: {', '.join(PRESETS)}.")
     return preset if isinstance(preset, Preset) else PRESETS[preset]
 
 
@@ -95,7 +96,7 @@ def assign(trials: int, tickets: Sequence[str]) -> list[tuple[tuple[str, ...], i
     30 over 10 tickets is 3 each (the paper's N = 30 per cell); 25 is 3 for the first five and 2 for the rest.
     """
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-        raise ValueError(f"trials (episodes per model and arm) must be a whole number of at least 1; got {trials!r}.")
+        raise AtlasKitValueError(f"trials (episodes per model and arm) must be a whole number of at least 1; got {trials!r}.")
     q, r = divmod(trials, len(tickets))
     groups = [(tuple(tickets[:r]), q + 1), (tuple(tickets[r:]), q)]
     return [(group, n) for group, n in groups if group and n]
@@ -154,12 +155,12 @@ def run_preset(preset: Preset | str = SELF_REFLECTIVE, *, models: Sequence[str] 
     """
     p = _preset(preset)
     if isinstance(models, str) or not models or not all(isinstance(m, str) and m.strip() for m in models):
-        raise ValueError(f"models must be a non-empty list of model names, such as ['offline']; got {models!r}.")
+        raise AtlasKitValueError(f"models must be a non-empty list of model names, such as ['offline']; got {models!r}.")
     groups = assign(trials, p.tickets)
     seeds = range(first_seed, first_seed + groups[0][1])
     leaks = audit(p, seeds=seeds)
     if leaks:
-        raise ValueError(f"the {p.name} design leaks answers in {len(leaks)} error text(s), so it would measure "
+        raise AtlasKitValueError(f"the {p.name} design leaks answers in {len(leaks)} error text(s), so it would measure "
                          f"reading, not recovery; first: {leaks[0]}")
     paths = {m: None if out is None else Path(out) / f"{p.name}_{re.sub(r'[^A-Za-z0-9_.-]', '_', m)}.jsonl"
              for m in dict.fromkeys(m.strip() for m in models)}

@@ -15,6 +15,7 @@ from typing import Any, Collection, Sequence, TypedDict
 from ..models.cassette import Cassette
 from ..models.record_path import check_cassette_path
 from .results import repair
+from ..types.exceptions import AtlasKitValueError
 
 
 class Take(TypedDict):
@@ -50,7 +51,7 @@ class Tape:
                 takes[str(take["key"])] = Take(key=str(take["key"]), recorded_on=str(take["recorded_on"]),
                                                entries=list(take["entries"]))
             except (ValueError, KeyError, TypeError) as err:
-                raise ValueError(f"{self.path}: line {n} is not a recorded episode ({err}); delete the file to "
+                raise AtlasKitValueError(f"{self.path}: line {n} is not a recorded episode ({err}); delete the file to "
                                  "record the sweep again into a new --out.") from None
         return takes
 
@@ -117,11 +118,11 @@ def start_tape(recording: Cassette | None, *, record: str | os.PathLike[str] | N
     check_cassette_path(record)
     tape = Tape(tape_path(out), recording)
     if not todo and done and not any(k in tape.takes for k in done):
-        raise ValueError(f"nothing to record: the {len(done):,} episode(s) of this sweep in {os.fspath(out or '')} ran "
+        raise AtlasKitValueError(f"nothing to record: the {len(done):,} episode(s) of this sweep in {os.fspath(out or '')} ran "
                          "without record= (--record), and none is left to run; record into another --out or --name.")
     clash = tape.clashes(todo)
     if clash:
-        raise ValueError(f"the cassette {os.fspath(record)} already holds {len(clash):,} of the episodes this sweep "
+        raise AtlasKitValueError(f"the cassette {os.fspath(record)} already holds {len(clash):,} of the episodes this sweep "
                          f"would record (the first: {clash[0]}); recording adds to a cassette and never replaces its "
                          "calls: record into another path, or resume with the --out it was recorded with. Nothing "
                          "was sent.")
@@ -144,7 +145,7 @@ def write_cassette(tape: Tape, keys: Sequence[str], path: str | os.PathLike[str]
         kept = (f"every recorded call is kept in {tape.path}: run the same command with a record path you can write "
                 "to, and it writes the cassette without calling the API again") if tape.path is not None else \
             "the calls were kept in memory only (pass out= to keep them beside the results)"
-        raise ValueError(f"the cassette {os.fspath(path)} could not be written ({err.strerror or err}); {kept}.") from None
+        raise AtlasKitValueError(f"the cassette {os.fspath(path)} could not be written ({err.strerror or err}); {kept}.") from None
     missing = [k for k in tape.missing(keys) if k not in cassette.episodes()]
     if not missing:
         return ""

@@ -18,6 +18,7 @@ from ..contract.redaction import redact
 from ..types.results import API_FAILURE, HARNESS_ERROR, legacy_kind, parse_records, read_records, record_kind, source_of
 from ..types.records import RECORD_FIELDS, SOURCE_KINDS, FailureNote, FinishedRun, Record, Source, SourceKind
 from ..types.events import events_of
+from ..types.exceptions import AtlasKitValueError
 
 # Every record has exactly these keys, in this order (the condition's fields are flattened in): types.Record's.
 FIELDS = RECORD_FIELDS
@@ -125,7 +126,7 @@ class ResultsWriter:
     def append(self, record: Mapping[str, object]) -> None:
         """Write one record (redacted) as a line, and flush it to disk before returning."""
         if self._file is None:
-            raise ValueError(f"ResultsWriter for {self.path} is closed; open a new one to append.")
+            raise AtlasKitValueError(f"ResultsWriter for {self.path} is closed; open a new one to append.")
         # One write of the whole line, then flush and fsync: a kill can cut only this line, never an earlier one.
         self._file.write(json.dumps(redact(record), ensure_ascii=False, sort_keys=False) + "\n")
         self._file.flush()
@@ -169,7 +170,7 @@ def check_source(records: Iterable[Mapping[str, object]], source: Source, path: 
 
     other = sorted({family(s) for r in records if (s := source_of(r)) and family(s) != family(source)})
     if other:
-        raise ValueError(f"{os.fspath(path)} holds {' and '.join(other)} results; this sweep would add "
+        raise AtlasKitValueError(f"{os.fspath(path)} holds {' and '.join(other)} results; this sweep would add "
                          f"{family(source)} ones and resume from theirs. Use another --out or --name (out= in Python).")
 
 
@@ -182,7 +183,7 @@ def check_resumable(records: Iterable[Mapping[str, object]], path: str | os.Path
     for r in records:
         missing = [f for f in RESUMED_FIELDS if f not in r]
         if missing:
-            raise ValueError(f"{os.fspath(path)}: the record of {r.get('key')!r} has no {', '.join(missing)}; it was "
+            raise AtlasKitValueError(f"{os.fspath(path)}: the record of {r.get('key')!r} has no {', '.join(missing)}; it was "
                              "not written by this sweep: delete that line to redo the episode, or use another --out "
                              "or --name.")
 

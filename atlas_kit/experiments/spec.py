@@ -15,6 +15,7 @@ from ..atlas.tickets import TICKETS
 from ..models.pricing import Estimate
 from ..models.standin.model import Profile
 from .episodes import check_options, whole_number
+from ..types.exceptions import AtlasKitValueError
 
 Via = Literal["messages", "batch"]
 """One call at a time (`messages`), or every turn of every episode in one Message Batch (`batch`)."""
@@ -64,7 +65,7 @@ class SweepSpec:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
-            raise ValueError(f"name must be a non-empty name for the sweep, such as 'styles'; got {self.name!r}.")
+            raise AtlasKitValueError(f"name must be a non-empty name for the sweep, such as 'styles'; got {self.name!r}.")
         for option in ("styles", "faults", "break_loops", "profiles", "tickets"):
             value = getattr(self, option)
             if isinstance(value, list):  # a list from a notebook or papermill: kept as the tuple it stands for
@@ -74,15 +75,15 @@ class SweepSpec:
         if self.concurrency is not None:
             whole_number(self.concurrency, "concurrency")
         if self.out is not None and os.path.isdir(self.out):
-            raise ValueError(f"out={os.fspath(self.out)!r} is a folder; pass the results file, such as "
+            raise AtlasKitValueError(f"out={os.fspath(self.out)!r} is a folder; pass the results file, such as "
                              "'results/sweep.jsonl'.")
         if self.record is not None and self.cassette is not None:
-            raise ValueError("pass record= (to record a live sweep) or cassette= (to replay one), not both.")
+            raise AtlasKitValueError("pass record= (to record a live sweep) or cassette= (to replay one), not both.")
         if self.via not in ("messages", "batch"):
-            raise ValueError(f"via must be 'messages' (one call at a time) or 'batch' (the Message Batches API); "
+            raise AtlasKitValueError(f"via must be 'messages' (one call at a time) or 'batch' (the Message Batches API); "
                              f"got {self.via!r}.")
         if self.via == "batch" and (self.record is not None or self.cassette is not None):
-            raise ValueError("via='batch' runs offline or live; cassettes record and replay via='messages' sweeps only.")
+            raise AtlasKitValueError("via='batch' runs offline or live; cassettes record and replay via='messages' sweeps only.")
 
     @property
     def ticket_ids(self) -> Sequence[str]:

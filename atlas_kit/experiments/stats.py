@@ -14,6 +14,7 @@ from ..stats import Z95, Rate, _counts, fisher_exact, mcnemar_exact, newcombe_pa
 from .captions import data_caption
 from .metrics import groups, success, usable
 from ..types.records import Record, TableRows
+from ..types.exceptions import AtlasKitValueError
 
 # The fields that make two records the same episode in different arms (the arm's own field is left out).
 EPISODE_FIELDS = ("model", "style", "faults", "break_loops", "profile", "ticket", "trial", "seed")
@@ -69,7 +70,7 @@ def pair_records(records: Iterable[Record], *, by: str = "style", a: object, b: 
     Episodes the harness could not finish are left out, and so is an episode missing from either arm.
     """
     if by not in on:
-        raise ValueError(f"by={by!r} must be one of the fields records are paired on: {', '.join(on)}.")
+        raise AtlasKitValueError(f"by={by!r} must be one of the fields records are paired on: {', '.join(on)}.")
     keys = [f for f in on if f != by]
     arms: dict[object, dict[tuple[object, ...], bool]] = {a: {}, b: {}}
     for r in usable(records):
@@ -77,7 +78,7 @@ def pair_records(records: Iterable[Record], *, by: str = "style", a: object, b: 
         if arm in arms:
             key = tuple(r.get(f) for f in keys)
             if key in arms[arm]:
-                raise ValueError(f"two records are the same episode in arm {arm!r} ({dict(zip(keys, key))}); "
+                raise AtlasKitValueError(f"two records are the same episode in arm {arm!r} ({dict(zip(keys, key))}); "
                                  "pair one run of each episode per arm.")
             arms[arm][key] = bool(r["correct"])
     return [(arms[a][k], arms[b][k]) for k in sorted(arms[a], key=repr) if k in arms[b]]
@@ -148,7 +149,7 @@ def compare_arms(records: Sequence[Record], *, by: str = "style", a: object, b: 
     ran, and Fisher's exact p over all of each arm's episodes (the test to read when nothing pairs)."""
     ra, rb = ([r for r in records if r.get(by) == arm] for arm in (a, b))
     if not usable(ra) or not usable(rb):
-        raise ValueError(f"compare_arms needs finished episodes in both arms; {by}={a!r} has {len(usable(ra))} "
+        raise AtlasKitValueError(f"compare_arms needs finished episodes in both arms; {by}={a!r} has {len(usable(ra))} "
                          f"and {by}={b!r} has {len(usable(rb))}.")
     sa, sb = success(ra), success(rb)
     fisher = fisher_exact(sa.successes, sa.n - sa.successes, sb.successes, sb.n - sb.successes)
@@ -171,7 +172,7 @@ def paired_rows(records: Sequence[Record], *, by: str = "style", against: object
     arms = list(dict.fromkeys(r.get(by) for r in usable(records)))
     base = against if against is not None else "contract" if "contract" in arms else arms[-1] if arms else None
     if len(arms) < 2 or base not in arms:
-        raise ValueError(f"paired_rows needs finished episodes in two arms of {by}, {base!r} among them; "
+        raise AtlasKitValueError(f"paired_rows needs finished episodes in two arms of {by}, {base!r} among them; "
                          f"these records have {arms or 'none'}.")
     varying = [f for f in _CONDITIONS if f != by and len({r.get(f) for r in records}) > 1]
     rows: list[list[object]] = []

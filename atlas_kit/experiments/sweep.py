@@ -41,6 +41,7 @@ from .results import ResultsWriter, check_resumable, check_source
 from .running import Stop, arun_episodes, interrupts, run_offline, run_sync
 from .sdk_logs import sdk_logs_redacted
 from .spec import SweepOptions, SweepSpec
+from ..types.exceptions import AtlasKitValueError
 
 if TYPE_CHECKING:
     from .batch.parts import BatchReport
@@ -237,16 +238,16 @@ def _refuse(spec: SweepSpec, choice: ModelChoice) -> None:
     source = choice.source
     local = source.local and source.kind == "live"
     if spec.record is not None and choice.mode != "live":
-        raise ValueError(f"record= needs a live model (Claude with ANTHROPIC_API_KEY, or a local one); this sweep "
+        raise AtlasKitValueError(f"record= needs a live model (Claude with ANTHROPIC_API_KEY, or a local one); this sweep "
                          f"would run {source.label}.")
     if choice.mode != "offline" and any(p is not None for p in spec.profiles):
-        raise ValueError(f"profiles apply only to the offline stand-in, not to {choice.model} ({choice.mode}); "
+        raise AtlasKitValueError(f"profiles apply only to the offline stand-in, not to {choice.model} ({choice.mode}); "
                          "pass profiles=(None,).")
     if local and spec.via == "batch":
-        raise ValueError("via='batch' is the Message Batches API, Anthropic's; a local model runs one call at a "
+        raise AtlasKitValueError("via='batch' is the Message Batches API, Anthropic's; a local model runs one call at a "
                          "time: drop --via batch.")
     if local and spec.budget_usd is not None:
-        raise ValueError("a local model costs nothing, so a budget does not apply: drop --budget (budget_usd).")
+        raise AtlasKitValueError("a local model costs nothing, so a budget does not apply: drop --budget (budget_usd).")
 
 
 def _run(spec: SweepSpec, choice: ModelChoice, episodes: list[Episode], todo: list[Episode], guard: Guard,

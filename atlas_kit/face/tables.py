@@ -16,6 +16,7 @@ from ..experiments.implicit import cell_rows
 from ..experiments.metrics import recovery_rows
 from ..experiments.stats import paired_rows
 from ..types.records import Record, TableRows
+from ..types.exceptions import AtlasKitValueError
 
 ELLIPSIS = " …"
 
@@ -35,7 +36,7 @@ class Table:
                      for row in rows]
         for i, row in enumerate(self.rows):
             if len(row) != len(self.columns):
-                raise ValueError(f"Table row {i} has {len(row)} cells for {len(self.columns)} columns; make them match.")
+                raise AtlasKitValueError(f"Table row {i} has {len(row)} cells for {len(self.columns)} columns; make them match.")
         self.caption = caption
 
     def __repr__(self) -> str:
@@ -88,9 +89,9 @@ def _widths(clip: int | Mapping[str, int] | None, columns: list[str]) -> list[in
     if isinstance(clip, Mapping):
         unknown = sorted(set(clip) - set(columns))
         if unknown:
-            raise ValueError(f"clip names {', '.join(unknown)}, which is not a column; use one of: {', '.join(columns)}.")
+            raise AtlasKitValueError(f"clip names {', '.join(unknown)}, which is not a column; use one of: {', '.join(columns)}.")
         return [clip.get(c) for c in columns]
-    raise ValueError(f"clip should be a width in characters or {{column: width}}; got {clip!r}.")
+    raise AtlasKitValueError(f"clip should be a width in characters or {{column: width}}; got {clip!r}.")
 
 
 def recovery_table(records: Sequence[Record], *, by: Sequence[str] = ("style",)) -> Table:

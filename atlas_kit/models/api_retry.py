@@ -22,6 +22,7 @@ import anthropic
 import httpx2
 
 from .api_watch import Waiting, Watch
+from ..types.exceptions import AtlasKitValueError
 
 if TYPE_CHECKING:
     from anthropic import APIRequest, APIResponse, AsyncAPIResponse, AsyncCallNext, CallNext
@@ -33,7 +34,7 @@ def _seconds(value: object, name: str, *, zero: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or value < 0 or (not zero and value == 0):
         least = "0 or more" if zero else "more than 0"
-        raise ValueError(f"APIRetry.{name} is seconds and must be a finite number of {least}; got {value!r}.")
+        raise AtlasKitValueError(f"APIRetry.{name} is seconds and must be a finite number of {least}; got {value!r}.")
     return float(value)
 
 
@@ -59,7 +60,7 @@ class APIRetry:
 
     def __post_init__(self) -> None:
         if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int) or self.max_retries < 0:
-            raise ValueError(f"APIRetry.max_retries must be a whole number of 0 or more; got {self.max_retries!r}.")
+            raise AtlasKitValueError(f"APIRetry.max_retries must be a whole number of 0 or more; got {self.max_retries!r}.")
         for name in ("retry_after_cap", "total_wait", "base_delay", "max_delay", "show_after"):
             _seconds(getattr(self, name), name)
         _seconds(self.timeout, "timeout", zero=False)

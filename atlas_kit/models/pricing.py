@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..types.sets import DEFAULT_MODEL
 from ..types.records import Source
+from ..types.exceptions import AtlasKitValueError
 
 # US dollars per million tokens, as published rates were reported on this date.
 # Check the provider's pricing page before you budget with them; override with set_price().
@@ -54,7 +55,7 @@ def set_price(model: str, *, input_per_mtok: float, output_per_mtok: float) -> N
     """Add or replace one model's price for this process."""
     for value in (input_per_mtok, output_per_mtok):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise ValueError(f"Prices must be finite numbers of zero or more US dollars per million tokens; got {value!r}.")
+            raise AtlasKitValueError(f"Prices must be finite numbers of zero or more US dollars per million tokens; got {value!r}.")
     PRICES[model] = Price(float(input_per_mtok), float(output_per_mtok))
 
 
@@ -175,7 +176,7 @@ def estimate(episodes: int, *, model: str, base_tokens: int, max_cost_usd: float
     out). batch=True halves every figure (the Message Batches price).
     """
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 0:
-        raise ValueError(f"episodes must be a whole number of 0 or more; got {episodes!r}.")
+        raise AtlasKitValueError(f"episodes must be a whole number of 0 or more; got {episodes!r}.")
     price, listed = price_for(model)
     scale = BATCH_DISCOUNT if batch else 1.0
 

@@ -13,6 +13,7 @@ from ..types.sets import JSONObject
 from ..types.walk import canonical
 from .masking import masked
 from .model import Episode, ErrorBasis, Evidence, ToolCall, ToolResult, Turn
+from ..types.exceptions import AtlasKitValueError
 
 NextAction = Literal["identical_retry", "changed_arguments", "other_tool", "reply", "end"]
 """What the model did next after a tool error; `next_action` defines each."""
@@ -136,7 +137,7 @@ def next_action(episode: Episode, position: int, *, skip: Iterable[str] = ()) ->
     turns = episode.turns
     result = turns[position]
     if not isinstance(result, ToolResult) or not result.is_error:
-        raise ValueError(f"position must index a tool error in episode {episode.id!r}; turns[{position}] is "
+        raise AtlasKitValueError(f"position must index a tool error in episode {episode.id!r}; turns[{position}] is "
                          f"{type(result).__name__}.")
     call = _call_of(turns, position, result.call_id)
     after = _without(turns[position + 1:], frozenset(skip))
@@ -260,6 +261,6 @@ def find_episode(episodes: Iterable[Episode], *, task_id: str | int, trial: int 
     found = [e for e in episodes if e.task_id == str(task_id) and (trial is None or e.trial == trial)]
     if len(found) != 1:
         shown = "no episode" if not found else f"{len(found)} episodes (give trial=)"
-        raise ValueError(f"task_id={task_id!r}, trial={trial!r} matches {shown}; give a task id and trial the "
+        raise AtlasKitValueError(f"task_id={task_id!r}, trial={trial!r} matches {shown}; give a task id and trial the "
                          "episodes hold (Episode.task_id, Episode.trial).")
     return found[0]

@@ -9,6 +9,7 @@ import json
 from ..types.records import TableRows
 from .masking import shown
 from .model import Episode, ModelText, ToolCall, ToolResult, Turn
+from ..types.exceptions import AtlasKitValueError
 
 EXCERPT_COLUMNS = ["at", "who", "what"]
 
@@ -41,7 +42,7 @@ def excerpt_rows(episode: Episode, position: int, *, before: int = 1, after: int
     evidence and how it ended."""
     turn = episode.turns[position] if 0 <= position < len(episode.turns) else None
     if not (isinstance(turn, ToolResult) and turn.is_error):
-        raise ValueError(f"position must index a tool error in episode {episode.id!r}; turns[{position}] is "
+        raise AtlasKitValueError(f"position must index a tool error in episode {episode.id!r}; turns[{position}] is "
                          f"{type(turn).__name__ if turn is not None else 'out of range'}.")
     first = max(0, position - before)
     rows: list[list[object]] = []

@@ -8,6 +8,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
+from ..types.exceptions import AtlasKitValueError
 from ..types.sets import JSONObject
 
 Format = Literal["tau-bench", "tau2-bench", "agentdojo", "anthropic", "openai", "inspect", "atlas"]
@@ -31,7 +32,7 @@ Detail = Literal["turns", "summary"]
 (no turns, so no error text and no next action: see Summary)."""
 
 
-class TranscriptError(ValueError):
+class TranscriptError(AtlasKitValueError):
     """A file a reader cannot understand: one line naming the file, the record and what was expected."""
 
     def __init__(self, file: str, where: str, problem: str) -> None:

@@ -26,7 +26,7 @@ from ...contract.redaction import hide_login, redact, secret_variable
 from ...types.sets import JSONObject
 from .network import OFFLINE_HINT, confined
 from .targets import ConnectFailure, Reply, ReplyKind, ToolInfo
-from ...types.exceptions import AtlasKitValueError
+from ...types.exceptions import AtlasKitError, AtlasKitValueError
 
 _MAX_PAGES = 50
 
@@ -238,7 +238,7 @@ class McpTarget:
 
     def _connected(self) -> Client:
         if self._client is None:
-            raise RuntimeError("McpTarget: enter it (`async with McpTarget(...) as target`) before listing or calling.")
+            raise AtlasKitError("McpTarget: enter it (`async with McpTarget(...) as target`) before listing or calling.")
         return self._client
 
 

@@ -30,6 +30,7 @@ from ...types.records import Record, Source
 from ...types.walk import result_text
 from ...contract.vocab import MCPResult, text_to_mcp, to_mcp
 from .wording import call_result
+from ...types.exceptions import AtlasKitValueError
 
 FINISH = "finish"
 # What the log keeps of one call's arguments (as JSON) and of its result: a model may send a megabyte, and a log
@@ -285,7 +286,7 @@ def open_episode(ticket: Ticket | str, *, style: str = "contract", faults: bool 
                  customer: str | None = None, max_calls: int = 12) -> McpEpisode:
     """A fresh episode of `ticket`: a new World and Dispatcher, its faults on, off, or a list of your own."""
     if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1:
-        raise ValueError(f"max_calls must be a whole number of at least 1; got {max_calls!r}.")
+        raise AtlasKitValueError(f"max_calls must be a whole number of at least 1; got {max_calls!r}.")
     session = atlas_session(ticket, style=style, faults=faults, seed=seed, break_loops=False, customer=customer)
     return McpEpisode(session, faults_on=bool(session.faults), max_calls=max_calls,
                       client=client or ClientInfo(), simulated=simulated)

@@ -19,6 +19,7 @@ from ...models.standin.model import OFFLINE_MODEL, Profile, offline_client
 from ...types.api import Block, Message, MessagesRequest, ToolDefinition
 from ...types.sets import JSONObject
 from ...types.clients import AsyncMessagesClient, wire
+from ...types.exceptions import AtlasKitValueError
 
 HOST_NAME = "atlas-offline-host"  # the clientInfo name the server logs for the stand-in's episodes
 
@@ -61,7 +62,7 @@ async def asimulate(server: AtlasMCP, tickets: Sequence[str], *, seed: int = 0, 
     bound that ends (and grades) a looping episode.
     """
     if not server.simulated:
-        raise ValueError("asimulate drives the offline stand-in, so the server must label its episodes: "
+        raise AtlasKitValueError("asimulate drives the offline stand-in, so the server must label its episodes: "
                          "build it with AtlasMCP(..., simulated=True).")
     model = offline_client(seed=seed, profile=profile, async_=True)
     info = types.Implementation(name=HOST_NAME, version="1")

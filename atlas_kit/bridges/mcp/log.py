@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Mapping
 
 from ...experiments.results import ResultsWriter
+from ...types.exceptions import AtlasKitValueError
 from ...types.results import read_records
 
 
-class LogError(ValueError):
+class LogError(AtlasKitValueError):
     """Why a path cannot be the episode log, in one line that says what to do."""
 
 

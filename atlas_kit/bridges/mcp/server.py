@@ -35,6 +35,7 @@ from .guard import Guard, RequestContext
 from .log import append_record, logged_keys
 from ...contract.vocab import MCPResult
 from .wording import call_result, unknown_prompt, unknown_tool
+from ...types.exceptions import AtlasKitValueError
 
 SERVER_NAME = "atlas"
 INVALID_PARAMS = -32602  # JSON-RPC: the spec's code for a tools/call or prompts/get naming nothing the server has
@@ -78,7 +79,7 @@ class AtlasMCP:
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
-            raise ValueError(f"style {self.style!r} is not one of: {', '.join(STYLES)}.")
+            raise AtlasKitValueError(f"style {self.style!r} is not one of: {', '.join(STYLES)}.")
         if self.log is not None:
             self.log = Path(self.log)
         probe = atlas_session("T01")  # the tool surface is the same for every ticket
@@ -193,4 +194,4 @@ def client_config(kind: ClientKind, *, executable: str, args: list[str]) -> str:
         return json.dumps({"mcpServers": {SERVER_NAME: {"command": executable, "args": args}}}, indent=2)
     if kind == "inspector":
         return " ".join(["npx @modelcontextprotocol/inspector", shlex.quote(executable), *map(shlex.quote, args)])
-    raise ValueError(f"kind {kind!r} is not one of: claude-code, claude-desktop, inspector.")
+    raise AtlasKitValueError(f"kind {kind!r} is not one of: claude-code, claude-desktop, inspector.")

@@ -25,6 +25,7 @@ from types import ModuleType
 from typing import Callable, Iterable, NoReturn
 
 from .recorder import install
+from ...types.exceptions import AtlasKitValueError
 
 Entries = frozenset[tuple[str, str, int]]
 Entry = tuple[str, str, int]
@@ -166,7 +167,7 @@ def rebuild(payload: dict[str, object], key: str) -> object:
         if isinstance(node, list):
             return [value(v) for v in node]
         if not isinstance(node, dict) or len(node) not in (1, 2):
-            raise ValueError("the answer's data is not in the grader's format")
+            raise AtlasKitValueError("the answer's data is not in the grader's format")
         tag = next(iter(node))
         inner = node[tag]
         simple: dict[str, Callable[[object], object]] = {
@@ -185,7 +186,7 @@ def rebuild(payload: dict[str, object], key: str) -> object:
             kind = _ours(inner, None)
             fields = node.get("fields")
             return kind(**{str(k): value(v) for k, v in (fields if isinstance(fields, dict) else _bad()).items()})
-        raise ValueError(f"the answer's data has an unknown tag {tag[:20]!r}")
+        raise AtlasKitValueError(f"the answer's data has an unknown tag {tag[:20]!r}")
 
     def define(spec: dict[str, object]) -> object:
         name, source = str(spec.get("name")), str(spec.get("source"))
@@ -233,7 +234,7 @@ def _ours(path: object, base: type | None) -> Callable[..., object]:
     kind = _resolve(str(path))
     if not (isinstance(kind, type) and str(path).startswith("atlas_kit.")
             and (issubclass(kind, base) if base is not None else dataclasses.is_dataclass(kind))):
-        raise ValueError(f"{str(path)[:80]} is not one of atlas_kit's enums or dataclasses")
+        raise AtlasKitValueError(f"{str(path)[:80]} is not one of atlas_kit's enums or dataclasses")
     return kind
 
 
@@ -248,4 +249,4 @@ def _pair(node: object) -> tuple[object, object]:
 
 
 def _bad() -> NoReturn:
-    raise ValueError("the answer's data is not in the grader's format")
+    raise AtlasKitValueError("the answer's data is not in the grader's format")

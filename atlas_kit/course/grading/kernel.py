@@ -23,6 +23,7 @@ from queue import Empty
 from time import monotonic
 from typing import Any, Iterator, Literal
 
+from ...types.exceptions import AtlasKitError
 from ...models.env import KEY_ENV, MODEL_ENV
 from ...models.standin.model import OFFLINE_MODEL
 from .records import Isolation
@@ -91,7 +92,7 @@ class CellOutcome:
     evalue: str = ""
 
 
-class KernelStartError(RuntimeError):
+class KernelStartError(AtlasKitError, RuntimeError):
     """The kernel did not start: the grader's problem, not the learner's."""
 
 

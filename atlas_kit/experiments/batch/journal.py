@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any, Literal, TypedDict, Union
 
 from ..results import repair
+from ...types.exceptions import AtlasKitValueError
 
 FailureKind = Literal["errored", "expired", "canceled", "missing"]
 
@@ -163,7 +164,7 @@ class Journal:
                 event = json.loads(line)
                 state.apply(event)
             except (ValueError, KeyError, TypeError) as err:
-                raise ValueError(f"{self.path}: line {n} is not a batch journal event ({err}); delete the file to "
+                raise AtlasKitValueError(f"{self.path}: line {n} is not a batch journal event ({err}); delete the file to "
                                  "start the unfinished episodes again (finished ones stay in the results).") from err
         return state
 

@@ -27,6 +27,7 @@ from ...types.sets import JSONObject
 from ...types.api import MessageBody, MessagesRequest
 from ...types.walk import canonical
 from ...types.clients import wire
+from ...types.exceptions import AtlasKitValueError
 
 if TYPE_CHECKING:
     from anthropic.types.messages import MessageBatchIndividualResponse
@@ -62,7 +63,7 @@ class CustomId:
     def __str__(self) -> str:
         text = f"{self.tag}-e{self.index}-s{self.step}-a{self.attempt}"
         if "-" in self.tag or not CUSTOM_ID.match(text):
-            raise ValueError(f"custom_id {text!r} must match {CUSTOM_ID.pattern}; use a tag of letters and digits.")
+            raise AtlasKitValueError(f"custom_id {text!r} must match {CUSTOM_ID.pattern}; use a tag of letters and digits.")
         return text
 
     @classmethod
@@ -91,7 +92,7 @@ class Poll:
 
     def __post_init__(self) -> None:
         if self.first < 0 or self.most < self.first or self.factor < 1 or self.deadline <= 0:
-            raise ValueError("Poll: need 0 <= first <= most, factor >= 1 and deadline > 0 (seconds).")
+            raise AtlasKitValueError("Poll: need 0 <= first <= most, factor >= 1 and deadline > 0 (seconds).")
 
     def waits(self) -> Iterator[float]:
         wait = self.first

@@ -29,6 +29,7 @@ from ...models.pricing import BATCH_DISCOUNT
 from ...types.api import MessagesRequest
 from ...types.records import Record, Source
 from ...contract.redaction import redact
+from ...types.exceptions import AtlasKitValueError
 
 CLOCK_SKEW = 300.0  # seconds: how far the API's created_at may run behind this machine's clock
 _BYTES_MARGIN = 1_000_000  # room for the JSON around the requests
@@ -51,7 +52,7 @@ class BatchSweep:
                  max_attempts: int = 3, status: Callable[[str], None] | None = None,
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.time) -> None:
         if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-            raise ValueError(f"max_attempts must be a whole number of at least 1; got {max_attempts!r}.")
+            raise AtlasKitValueError(f"max_attempts must be a whole number of at least 1; got {max_attempts!r}.")
         self.client, self.journal, self.index, self.source = client, journal, index, source
         self.bounds, self.experiment, self.guard, self.keep, self.poll = bounds, experiment, guard, keep, poll
         self.max_attempts, self.status, self.sleep, self.clock = max_attempts, status or (lambda s: None), sleep, clock
@@ -89,7 +90,7 @@ class BatchSweep:
             started = Started(event="started", tag=tag, experiment=self.experiment, model=model)
             self._write(started, sync=True)
         elif (started["experiment"], started["model"]) != (self.experiment, model):
-            raise ValueError(f"the batch journal {self.journal.path} belongs to experiment {started['experiment']!r} "
+            raise AtlasKitValueError(f"the batch journal {self.journal.path} belongs to experiment {started['experiment']!r} "
                              f"with {started['model']}; use another --out or --name, or delete the journal.")
         return started["tag"]
 
@@ -201,7 +202,7 @@ class BatchSweep:
             if live is None or self.state.answered(p["key"], p["step"]):
                 continue
             if live.step != p["step"] or digest(live.request) != p["digest"]:
-                raise ValueError(f"the batch journal {self.journal.path} does not match this sweep's requests (were "
+                raise AtlasKitValueError(f"the batch journal {self.journal.path} does not match this sweep's requests (were "
                                  "the options or the code changed?); delete it to start the unfinished episodes again.")
 
     # --- collecting -----------------------------------------------------------------------

@@ -21,6 +21,7 @@ import httpx2
 from ...models.transport import BASE_URL, PLACEHOLDER_KEY, APIFault, Handler, MessagesTransport
 from ...types.sets import JSONObject
 from ...types.api import MessageBody
+from ...types.exceptions import AtlasKitTypeError, AtlasKitValueError
 
 ResultType = Literal["succeeded", "errored", "canceled", "expired"]
 BatchHandler = Callable[[str, JSONObject], MessageBody]
@@ -81,9 +82,9 @@ def random_outcomes(*, errored: float = 0.0, expired: float = 0.0, seed: int = 0
     """An outcome policy: each custom_id is errored or expired with these chances, decided by a hash (repeatable)."""
     for name, p in (("errored", errored), ("expired", expired)):
         if not 0.0 <= p <= 1.0:
-            raise ValueError(f"{name} is a probability and must be between 0 and 1; got {p!r}.")
+            raise AtlasKitValueError(f"{name} is a probability and must be between 0 and 1; got {p!r}.")
     if errored + expired > 1.0:
-        raise ValueError(f"errored + expired must be at most 1; got {errored + expired!r}.")
+        raise AtlasKitValueError(f"errored + expired must be at most 1; got {errored + expired!r}.")
 
     def outcome(custom_id: str) -> ResultType:
         u = random.Random(f"{seed}:{custom_id}").random()
@@ -115,9 +116,9 @@ class BatchAPI:
                  outcome: Outcome | None = None, base_url: str = BASE_URL,
                  clock: Callable[[], dt.datetime] | None = None) -> None:
         if not callable(handler):
-            raise TypeError("handler must be a function (custom_id, params) -> message body.")
+            raise AtlasKitTypeError("handler must be a function (custom_id, params) -> message body.")
         if isinstance(delay_polls, bool) or not isinstance(delay_polls, int) or delay_polls < 0:
-            raise ValueError(f"delay_polls must be a whole number of 0 or more; got {delay_polls!r}.")
+            raise AtlasKitValueError(f"delay_polls must be a whole number of 0 or more; got {delay_polls!r}.")
         self.handler, self.delay_polls, self.shuffle, self.seed = handler, delay_polls, shuffle, seed
         self.outcome: Outcome = outcome or (lambda custom_id: "succeeded")
         self.base_url = base_url.rstrip("/")

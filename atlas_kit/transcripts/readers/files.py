@@ -23,6 +23,7 @@ from .openai import OpenAIReader, looks_like_error
 from .sniff import Sniffed, sniff
 from .tau2_bench import Tau2BenchReader
 from .tau_bench import TauBenchReader, is_tau_error
+from ...types.exceptions import AtlasKitValueError
 
 FormatChoice = Union[Format, Literal["auto"]]
 
@@ -41,7 +42,7 @@ def read_file(path: str | os.PathLike[str], *, format: FormatChoice = "auto") ->
 def _read_one(where: Path, format: FormatChoice, seen: dict[str, list[Episode]]) -> tuple[list[Episode], FileRead,
                                                                                            list[Copy]]:
     if format != "auto" and format not in FORMATS:
-        raise ValueError(f"format must be auto or one of {', '.join(FORMATS)}; got {format!r}.")
+        raise AtlasKitValueError(f"format must be auto or one of {', '.join(FORMATS)}; got {format!r}.")
     try:
         chosen = sniff(where) if format == "auto" else Sniffed(format, "named by the caller")
         read = READERS[chosen.format].read(where)
@@ -140,5 +141,5 @@ def read_transcripts(paths: Iterable[str | os.PathLike[str]], *, format: FormatC
         notes.append(note)
         copies += dropped
     if not notes:
-        raise ValueError("read_transcripts needs at least one file; give the paths of transcript files.")
+        raise AtlasKitValueError("read_transcripts needs at least one file; give the paths of transcript files.")
     return Transcripts(tuple(episodes), tuple(notes), tuple(copies))
