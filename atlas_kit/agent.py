@@ -237,7 +237,7 @@ def _acted(run: Run, reply: Reply, task: Task) -> bool:
         run.messages.append({"role": "user", "content": [*out.results]})
         if out.loop_break is not None:
             run.stop_reason, run.final_text = "loop_broken", LOOP_BROKEN_REPLY
-            run.trace.add("escalated", reason="loop_broken", tool=out.loop_break.tool, code=out.loop_break.error)
+            run.trace.add("escalated", reason="loop_broken", tool=out.loop_break.tool, code=out.loop_break.error.value)
             return True
     elif stop != "pause_turn":  # pause_turn: the API paused a long turn; sending it back resumes it
         run.stop_reason = _ENDS.get(stop, "unknown_stop")

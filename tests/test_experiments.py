@@ -122,7 +122,7 @@ def test_the_async_path_gives_the_same_records_as_the_sync_path():
 
 
 def test_a_replayed_sweep_runs_through_the_async_client_and_says_replayed(tmp_path):
-    from atlas_kit.models.cassette import EPISODE_HEADER
+    from atlas_kit.models.cassette import episode_scope
 
     model = "claude-sonnet-5-5"
     tape = Cassette(model=model, recorded_on="2026-01-02")
@@ -130,8 +130,8 @@ def test_a_replayed_sweep_runs_through_the_async_client_and_says_replayed(tmp_pa
     (episode,) = plan(styles=("contract",), faults=(True,), break_loops=(True,), profiles=(None,), tickets=("T04",),
                       trials=1, model=model)
     # A sweep tags every call with its episode; a run recorded by hand the same way replays in a sweep.
-    tagged = client.with_options(default_headers={EPISODE_HEADER: episode.key})
-    live = run_agent(tagged, atlas_session("T04", style="contract", faults=True, seed=0), model=model)
+    with episode_scope(episode.key):
+        live = run_agent(client, atlas_session("T04", style="contract", faults=True, seed=0), model=model)
     tape.save(tmp_path / "t04.json")
     records = run_experiment(name="replay", styles=("contract",), faults=(True,), tickets=("T04",), trials=1,
                              cassette=tmp_path / "t04.json", out=tmp_path / "r.jsonl", progress=False)

@@ -293,8 +293,8 @@ def test_the_readme_command_names_this_task_with_arguments_it_takes() -> None:
 
 
 def test_a_bad_task_argument_is_inspect_s_prerequisite_error_by_way_of_the_shim() -> None:
-    """bridges/shim.py takes PrerequisiteError from inspect_ai's private modules (tests/test_shim.py watches it)."""
-    from atlas_kit.bridges import shim
+    """atlas_kit/shim.py takes PrerequisiteError from inspect_ai's private modules (tests/test_shim.py watches it)."""
+    from atlas_kit import shim
     from atlas_kit.bridges.inspect.episode import ArgumentError
 
     private = shim.private("PrerequisiteError")

@@ -24,6 +24,7 @@ from atlas_kit.experiments import running
 from atlas_kit.experiments.guard import SweepInterrupted, SweepRefused, spent_in
 from atlas_kit.experiments.pending import pending_path, read_pending
 from atlas_kit.experiments.sweep import sweep
+from atlas_kit.models.cassette import episode_scope
 from atlas_kit.models.resume import CallKeeper, Stopping
 from atlas_kit.models.standin.model import OfflineModel
 from atlas_kit.models.pricing import cost_usd
@@ -263,7 +264,7 @@ def _reply(text: str) -> dict:
             "usage": {"input_tokens": 100, "output_tokens": 10}}
 
 
-def test_the_keeper_answers_kept_replies_again_keeps_new_ones_and_refuses_calls_once_stopping():
+def test_the_keeper_answers_kept_replies_again_keeps_new_ones_and_refuses_calls_once_stopping(request):
     asked: list[dict] = []
 
     def server(body):
@@ -272,10 +273,12 @@ def test_the_keeper_answers_kept_replies_again_keeps_new_ones_and_refuses_calls_
 
     def through(keeper: CallKeeper):
         http = anthropic.DefaultAsyncHttpxClient(transport=keeper.transport(MessagesTransport(server)))
-        return anthropic.AsyncAnthropic(api_key="k", base_url="http://atlas.invalid", http_client=http, max_retries=0,
-                                        default_headers={"x-atlas-episode": "E"})
+        return anthropic.AsyncAnthropic(api_key="k", base_url="http://atlas.invalid", http_client=http, max_retries=0)
 
     keeper = CallKeeper(price=lambda tokens_in, tokens_out: tokens_in / 1000)
+    scope = episode_scope("E")  # every call below is episode E's
+    scope.__enter__()
+    request.addfinalizer(lambda: scope.__exit__(None, None, None))
     tagged = through(keeper)
     ask = dict(model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "hi"}])
 

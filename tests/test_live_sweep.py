@@ -13,7 +13,7 @@ from atlas_kit.experiments.guard import SweepRefused, SweepStopped
 from atlas_kit.experiments.metrics import success, usable
 from atlas_kit.models.standin.model import OfflineModel
 from atlas_kit.models.pricing import HIGH, LOW, cost_usd, estimate
-from atlas_kit.models.cassette import EPISODE_HEADER, Cassette
+from atlas_kit.models.cassette import Cassette, episode_scope
 from atlas_kit.models.transport import ReplayMiss
 from atlas_kit.models.replay import is_replay_miss
 from atlas_kit.models.providers.replay import replay_client
@@ -295,12 +295,11 @@ def test_the_player_answers_an_episode_only_from_its_own_calls(recorded):
 
     tape, _ = recorded
     entry = Cassette.load(tape).entries[0]
-    client = replay_client(tape).with_options(default_headers={EPISODE_HEADER: "another|episode"})
-    with pytest.raises(ReplayMiss) as miss:
-        client.messages.create(**entry["request"])
+    with pytest.raises(ReplayMiss) as miss, episode_scope("another|episode"):
+        replay_client(tape).messages.create(**entry["request"])
     assert is_replay_miss(miss.value) and "holds no calls for episode 'another|episode'" in str(miss.value)
-    own = replay_client(tape).with_options(default_headers={EPISODE_HEADER: entry["episode"]})
-    assert own.messages.create(**entry["request"]).id == entry["response"]["id"]
+    with episode_scope(entry["episode"]):
+        assert replay_client(tape).messages.create(**entry["request"]).id == entry["response"]["id"]
 
 
 def test_an_untagged_request_to_a_sweep_cassette_still_finds_its_recording(recorded):

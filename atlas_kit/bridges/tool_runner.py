@@ -82,7 +82,7 @@ class Conversation:
 
     def __post_init__(self) -> None:
         self._breaker = LoopBreaker(threshold=self.loop_threshold)
-        self._tripped: dict[tuple[str, str], str] = {}  # (tool, args_key) -> the code that repeated
+        self._tripped: dict[tuple[str, str], ErrorCode] = {}  # (tool, args_key) -> the code that repeated
         self._lock = threading.Lock()
 
     @property
@@ -113,7 +113,7 @@ class Conversation:
             if code is None:
                 return None
             brk = self._breaker.count(tool, args, code)
-        self.trace.add("refused", tool=tool, args_key=args_key(args), code=code, count=brk.count if brk else None)
+        self.trace.add("refused", tool=tool, args_key=args_key(args), code=code.value, count=brk.count if brk else None)
         return _breaker_content(brk.count if brk else self.loop_threshold)
 
     def _failed(self, tool: str, args: object, err: ToolError, *, detail: str, crashed: bool = False) -> str:
@@ -121,7 +121,7 @@ class Conversation:
         self.trace.add("error", tool=tool, code=err.code.value, branch=err.next.branch.value if err.next else None,
                        detail=detail, crashed=crashed)
         with self._lock:
-            brk = self._breaker.count(tool, args, err.code.value)
+            brk = self._breaker.count(tool, args, err.code)
             if brk is not None:
                 self._tripped[(tool, brk.args_key)] = brk.error
                 self.loop_break = self.loop_break or brk

@@ -8,17 +8,18 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from ..contract.errors import ErrorCode
 from ..types.walk import canonical
 from ..types.exceptions import AtlasKitValueError
 
 
 @dataclass(frozen=True)
 class LoopBreak:
-    """A (tool, arguments, code) triple that failed `count` times: `error` is the code's value."""
+    """A (tool, arguments, code) triple that failed `count` times: `error` is its code."""
 
     tool: str
     args_key: str
-    error: str
+    error: ErrorCode
     count: int
 
 
@@ -49,13 +50,13 @@ class LoopBreaker:
     """
 
     threshold: int = 2
-    seen: dict[tuple[str, str, str], int] = field(default_factory=dict, repr=False)
+    seen: dict[tuple[str, str, ErrorCode], int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.threshold, int) or self.threshold < 2:
             raise AtlasKitValueError("loop_threshold must be at least 2: one failure is not yet a repetition.")
 
-    def count(self, tool: str, args: object, code: str) -> LoopBreak | None:
+    def count(self, tool: str, args: object, code: ErrorCode) -> LoopBreak | None:
         """Record one failure; return the LoopBreak when this triple has now failed `threshold` times or more."""
         key = args_key(args)
         triple = (tool, key, code)

@@ -260,7 +260,7 @@ class Dispatcher:
         return self.style(failure), failure
 
     def _count(self, failure: Failure, args: object) -> LoopBreak | None:
-        brk = self._breaker.count(failure.tool, args, failure.error.code.value)
+        brk = self._breaker.count(failure.tool, args, failure.error.code)
         if brk is None:
             return None
         self.trace.add("loop_detected", tool=brk.tool, args_key=brk.args_key, code=brk.error, count=brk.count,

@@ -17,7 +17,7 @@ from types import FrameType
 from typing import Callable, Coroutine, Iterable, Iterator, Sequence, TypeVar
 
 from ..agent import Bounds, arun_agent, run_agent
-from ..models.cassette import EPISODE_HEADER
+from ..models.cassette import episode_scope
 from ..models.resume import CallKeeper, Stopping
 from ..models.standin.model import Profile, offline_client
 from ..types.clients import AsyncMessagesClient, MessagesClient
@@ -127,13 +127,13 @@ def run_episode(client: MessagesClient, episode: Episode, *, source: Source, bou
 
 
 async def _arun_episode(client: AsyncMessagesClient, episode: Episode, *, source: Source, bounds: Bounds | None,
-                        experiment: str, tag: bool) -> Record:
-    """run_episode with an async client; `tag` sends the episode's key, so a cassette keeps each call with it."""
+                        experiment: str) -> Record:
+    """run_episode with an async client; every call it makes belongs to the episode (cassette.EPISODE), so a
+    recording, a replay and an interrupted sweep's kept calls find it."""
     try:
-        if tag:
-            client = client.with_options(default_headers={EPISODE_HEADER: episode.key})
-        run = await arun_agent(client, episode_session(episode), model=episode.condition.model, bounds=bounds,
-                               source=source)
+        with episode_scope(episode.key):
+            run = await arun_agent(client, episode_session(episode), model=episode.condition.model, bounds=bounds,
+                                   source=source)
         return episode_record(episode, run, experiment=experiment)
     except Exception as exc:
         return harness_failure(episode, exc, source=source, experiment=experiment)
@@ -142,11 +142,11 @@ async def _arun_episode(client: AsyncMessagesClient, episode: Episode, *, source
 async def arun_episodes(client: AsyncMessagesClient, episodes: Iterable[Episode], *, source: Source,
                         bounds: Bounds | None = None, concurrency: int = 16, experiment: str = "",
                         on_record: Callable[[Record], None] | None = None, guard: Guard | None = None,
-                        tag: bool = False, probe: bool = False, stop: Stop | None = None) -> list[Record]:
+                        probe: bool = False, stop: Stop | None = None) -> list[Record]:
     """Run episodes through one async client, at most `concurrency` at a time; records in finishing order.
 
     `on_record` is called with each record as soon as it exists (the sweep appends it to the file there).
-    `guard` may refuse to start further episodes (a budget, a rejected key); `tag` sends each episode's key.
+    `guard` may refuse to start further episodes (a budget, a rejected key); every call belongs to its episode (cassette.EPISODE).
     `probe` (a live sweep): run one episode at a time until one gets through the API, then fan out, so a
     rejected key or an outage is met by one request, not by `concurrency` of them. `stop`: how an interrupt
     stops them (Stop); an episode it cuts short has no record, and is in `stop.cut`.
@@ -161,8 +161,7 @@ async def arun_episodes(client: AsyncMessagesClient, episodes: Iterable[Episode]
                 return None
             stop.started.add(episode.key)
             try:
-                record = await _arun_episode(client, episode, source=source, bounds=bounds, experiment=experiment,
-                                             tag=tag)
+                record = await _arun_episode(client, episode, source=source, bounds=bounds, experiment=experiment)
             except Stopping:  # it asked for a call after the sweep began to stop: resumed next run
                 return None
         stop.ended(episode.key)

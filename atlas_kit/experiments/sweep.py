@@ -276,7 +276,7 @@ def _run(spec: SweepSpec, choice: ModelChoice, episodes: list[Episode], todo: li
         show = announce_waits(lambda wait: bar.set_postfix_str(f"{guard.postfix()} · {wait.line()}"))
         with show if spec.progress else contextlib.nullcontext(), interrupts(stop):
             await arun_episodes(client, todo, source=source, bounds=spec.bounds, concurrency=width,
-                                experiment=spec.name, on_record=keep, guard=guard, tag=True,
+                                experiment=spec.name, on_record=keep, guard=guard,
                                 probe=choice.mode == "live", stop=stop)
 
     run_sync(run_all, interrupt=lambda: stop.request("Kernel interrupt"))

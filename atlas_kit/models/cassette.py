@@ -7,6 +7,9 @@ Taught in chapters 00 and 11.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import dataclasses
 import datetime as _dt
 import hashlib
@@ -14,7 +17,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass, field
-from typing import Iterable, Literal, Union, cast, overload
+from typing import Iterable, Iterator, Literal, Union, cast, overload
 
 import anthropic
 import httpx2
@@ -30,8 +33,21 @@ CASSETTE_FORMAT = "atlas_kit.cassette/1"
 # Fields that cannot change the answer. Every other field counts, so a field the SDK adds
 # later can only make a replay refuse a request, never give it another request's answer.
 IGNORED_FIELDS = frozenset({"metadata", "stream"})
-# A sweep sends each episode's key in this header; recording keeps it with the call, replay answers from it.
-EPISODE_HEADER = "x-atlas-episode"
+EPISODE: ContextVar[str | None] = ContextVar("atlas_kit_episode", default=None)
+"""The episode the calls made now belong to (a sweep sets it around each episode, `episode_scope`): recording keeps
+it with each call, replay answers from it, and an interrupted sweep keeps its calls by it. It never leaves the process:
+no header carries it to a server."""
+
+
+@contextmanager
+def episode_scope(key: str) -> Iterator[None]:
+    """Calls made inside (this thread or task, and tasks it starts) belong to the episode `key`."""
+    token = EPISODE.set(key)
+    try:
+        yield
+    finally:
+        EPISODE.reset(token)
+
 _ENTRY_FIELDS = ("fingerprint", "request", "response")
 
 
@@ -187,7 +203,7 @@ class RecordingTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         except (ValueError, httpx2.DecodingError):
             sent = answer = None  # a malformed body is the SDK's to report; there is nothing to replay
         if isinstance(sent, dict) and isinstance(answer, dict) and not sent.get("stream"):
-            self.cassette.record(sent, answer, episode=request.headers.get(EPISODE_HEADER))
+            self.cassette.record(sent, answer, episode=EPISODE.get())
         return copy()
 
     def close(self) -> None:

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 import httpx2
 
-from .cassette import (CASSETTE_FORMAT, EPISODE_HEADER, IGNORED_FIELDS, Cassette, RecordingTransport, answer_fields,
+from .cassette import (CASSETTE_FORMAT, EPISODE, IGNORED_FIELDS, Cassette, RecordingTransport, answer_fields,
     fingerprint, recording_client)
 from .transport import MessagesTransport, ReplayMiss
 from ..types.sets import JSONObject
@@ -59,7 +59,7 @@ class _ReplayTransport(MessagesTransport):
         self.player = player
 
     def _call(self, body: JSONObject, request: httpx2.Request) -> JSONObject:
-        return self.player(body, request.headers.get(EPISODE_HEADER))
+        return self.player(body, EPISODE.get())
 
 
 def _explain_miss(cassette: Cassette, body: JSONObject, nth: int) -> str:

@@ -1,7 +1,7 @@
 """The HTTP side of an interrupted sweep: every reply kept as it arrives, and kept replies answered again on resume.
 
 `CallKeeper` sits under a live client. It keeps each `/v1/messages` reply of each episode (tagged by the
-`x-atlas-episode` header) with what it cost, counts the calls sent and cut off before their reply came, refuses
+`cassette.EPISODE`) with what it cost, counts the calls sent and cut off before their reply came, refuses
 new calls once the sweep is stopping, and, for a resumed episode, answers its first calls from the replies kept
 last time, so a resume never pays for them twice. What to keep on disk is the sweep's (experiments/pending.py).
 Chapter 11.
@@ -17,7 +17,7 @@ import httpx2
 
 from ..types.sets import JSONObject
 from ..types.tokens import request_tokens
-from .cassette import EPISODE_HEADER, fingerprint
+from .cassette import EPISODE, fingerprint
 
 
 class KeptCall(TypedDict):
@@ -116,7 +116,7 @@ class KeepingTransport(httpx2.AsyncBaseTransport):
         self.inner, self.keeper = inner, keeper
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        episode = request.headers.get(EPISODE_HEADER)
+        episode = EPISODE.get()
         if request.method != "POST" or request.url.path != "/v1/messages" or not episode:
             return await self.inner.handle_async_request(request)
         body = await _body(request)

@@ -22,7 +22,7 @@ from anthropic.lib.tools import BetaAsyncFunctionTool, BetaFunctionTool
 from ...dispatch.dispatcher import Dispatcher
 from ...dispatch.transient import RetryPolicy
 from ...dispatch.tool import Tool
-from ..shim import tool_error_content
+from ...shim import tool_error_content
 from ..tool_runner import ContractAsyncFunctionTool, ContractFunctionTool, Conversation
 from ...types.sets import JSONObject
 from ...types.walk import result_text
@@ -85,7 +85,7 @@ def load_tools(spec: str, *, timeout: float = 60.0) -> list[PyTool]:
 
 def _rendered(exc: BaseException) -> str:
     """What the SDK's tool runner sends the model for an exception a tool raised."""
-    content = tool_error_content(exc)  # the SDK's own rendering; it exports no public name for it (bridges/shim.py)
+    content = tool_error_content(exc)  # the SDK's own rendering; it exports no public name for it (atlas_kit/shim.py)
     if isinstance(content, str):
         return content
     return result_text(list(content) if isinstance(content, Iterable) else content)

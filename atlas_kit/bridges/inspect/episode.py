@@ -23,7 +23,7 @@ from ...types.sets import JSONObject, StyleName
 from ...types.api import Message, ToolResultBlock, ToolUseBlock
 from .messages import assistant_blocks, tool_use_blocks
 from ...types.exceptions import AtlasKitError, AtlasKitValueError
-from ..shim import PrerequisiteError
+from ...shim import PrerequisiteError
 
 TicketSet = Literal["core", "implicit", "all"]
 _SETS: dict[str, dict[str, Ticket]] = {"core": TICKETS, "implicit": IMPLICIT_TICKETS, "all": ALL_TICKETS}
@@ -31,7 +31,7 @@ _SETS: dict[str, dict[str, Ticket]] = {"core": TICKETS, "implicit": IMPLICIT_TIC
 
 class ArgumentError(AtlasKitValueError, PrerequisiteError):
     """A task or model argument that cannot be used: one line saying what to pass instead. A PrerequisiteError,
-    so inspect's CLI prints the line alone (bridges/shim.py)."""
+    so inspect's CLI prints the line alone (atlas_kit/shim.py)."""
 
     def __init__(self, message: str) -> None:
         AtlasKitValueError.__init__(self, message)

@@ -23,7 +23,7 @@ from ...dispatch.tool import CallContext, Tool
 from ...dispatch.dispatcher import DispatchResult
 from ...dispatch.breaker import LoopBreak, canonical_args
 from ...dispatch.transient import Transient
-from ...contract.errors import ToolFailure, retry_changed
+from ...contract.errors import ErrorCode, ToolFailure, retry_changed
 from ...experiments.episodes import Episode, episode_record, harness_failure
 from ...experiments.guard import Guard, max_cost_usd
 from ...models.choose import ModelChoice
@@ -123,8 +123,11 @@ class YourDispatcher:
         errors = self.trace.of_kind("error")
         last = (errors[-1]["tool"], "", errors[-1]["code"]) if errors else ("<unknown>", "", "none")
         parts = repeated if isinstance(repeated, tuple) and len(repeated) == 3 else last
-        brk = LoopBreak(str(parts[0]), hashlib.sha256(str(parts[1]).encode()).hexdigest()[:16], str(parts[2]), 2)
-        self.trace.add("loop_detected", tool=brk.tool, args_key=brk.args_key, code=brk.error, count=2, acted=True)
+        code = next((c for c in ErrorCode if c.value == str(parts[2])), None)
+        if code is None:  # a repeat of no contract error is no loop the breaker counts
+            return DispatchResult(results=results)
+        brk = LoopBreak(str(parts[0]), hashlib.sha256(str(parts[1]).encode()).hexdigest()[:16], code, 2)
+        self.trace.add("loop_detected", tool=brk.tool, args_key=brk.args_key, code=code.value, count=2, acted=True)
         return DispatchResult(results=results, loop_break=brk)
 
     def _observe(self, block: JSONObject, result: ToolResultBlock) -> None:

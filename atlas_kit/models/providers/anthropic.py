@@ -7,11 +7,8 @@ knows, and the end-of-life dates it warns about. Chapter 00.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import os
-import re
 import typing
-import warnings
 from typing import ClassVar
 
 import anthropic
@@ -21,13 +18,11 @@ from anthropic.types import Model
 from ...types.records import Source
 from ...types.clients import wire
 from ..counting import CountedRequest, TokenCounter
+from ...shim import deprecated_models
 from ..provider import Capabilities, Credentials, Provider
-from ..transport import in_process_client
-from ..body import message_body
 from ...types.exceptions import AtlasKitValueError
 
 ANTHROPIC_URL = "https://api.anthropic.com"
-_END_OF_LIFE = re.compile(r"end-of-life on (.+?)\.(?:\n|$)")
 
 
 class AnthropicAPI(Provider):
@@ -75,22 +70,10 @@ class AnthropicAPI(Provider):
         return httpx2.AsyncHTTPTransport()
 
 
-@functools.lru_cache(maxsize=None)
 def deprecation(model: str) -> str | None:
-    """The end-of-life date the installed SDK gives for `model`, or None when it does not call it deprecated.
-
-    Read from the SDK's public DeprecationWarning, which `messages.create` raises before it sends anything:
-    the call goes to an in-process API, so nothing leaves the machine and no key is needed.
-    """
-    client: anthropic.Anthropic = in_process_client(
-        lambda body: message_body([], model=model, stop_reason="end_turn"), max_retries=0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        client.messages.create(model=model, max_tokens=1, messages=[{"role": "user", "content": "."}])
-    for warning in caught:
-        if issubclass(warning.category, DeprecationWarning) and (found := _END_OF_LIFE.search(str(warning.message))):
-            return found.group(1)
-    return None
+    """The end-of-life date the installed SDK gives for `model`, or None when it does not call it deprecated: read
+    from the SDK's own table (atlas_kit/shim.py), the one it warns from."""
+    return deprecated_models().get(model)
 
 
 def known_models() -> tuple[str, ...]:

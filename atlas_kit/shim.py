@@ -5,6 +5,8 @@
   bad `-T` or `-M` value (bridges/inspect's ArgumentError) reads as one line. Without it: Exception (a traceback).
 - `tool_error_content` (anthropic.lib.tools._tool_dispatch): what the SDK's tool runner sends the model for an exception
   a tool raised, which `atlas-kit audit --python` reads. Without it: repr(exc), what the runner has always sent.
+- `DEPRECATED_MODELS` (anthropic._data): the models the installed SDK calls deprecated, with their end-of-life dates
+  (models/providers/anthropic.py refuses them). Without it: none is known to be deprecated (the SDK still warns).
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 PRIVATE_NAMES: dict[str, str] = {
     "PrerequisiteError": "inspect_ai._util.error",
     "tool_error_content": "anthropic.lib.tools._tool_dispatch",
+    "DEPRECATED_MODELS": "anthropic._data",
 }
 """Each private name taken, and the module it is taken from."""
 
@@ -25,6 +28,12 @@ def private(name: str) -> object | None:
     except (ImportError, AttributeError):
         return None
     return found
+
+
+def deprecated_models() -> dict[str, str]:
+    """The models the installed SDK calls deprecated, each with its end-of-life date; {} when it no longer says."""
+    found = private("DEPRECATED_MODELS")
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
 
 
 def tool_error_content(exc: BaseException) -> object:
