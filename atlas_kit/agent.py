@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generator, Protocol
+from typing import Generator, Protocol
 
 from .dispatch.dispatcher import Dispatches
 from .dispatch.trace import Trace
@@ -17,15 +17,11 @@ from .models.pricing import run_cost_usd, run_price_note
 from .models.replies import APIFailure, Reply, read_reply
 from .display import run_html, run_text
 from .types.records import Source
-from .types.sets import STOP_REASONS, StopReason, StyleName
+from .types.sets import STOP_REASONS, StopReason
 from .types.clients import AsyncMessagesClient, MessagesClient, wire
 from .types.api import Block, Message, MessagesRequest, ToolDefinition
 from .types.events import ErrorEvent
 from .types.exceptions import AtlasKitTypeError, AtlasKitValueError
-
-if TYPE_CHECKING:
-    from .atlas.tickets import Ticket
-    from .atlas.data import World
 
 # A reply that stopped for one of these ends the run without a finished answer; nothing in it is executed.
 _ENDS: dict[str, StopReason] = {"max_tokens": "truncated", "refusal": "refused", "stop_sequence": "stop_sequence",
@@ -65,22 +61,23 @@ class Bounds:
 
 @dataclass
 class Task:
-    """What one run needs: a system prompt, the customer's message, and a dispatcher."""
+    """What one run needs: a system prompt, the user's message and a dispatcher. `about` is whatever the caller wants
+    carried to the Run untouched (an Atlas session, which its grader reads); the loop never looks at it."""
 
     system: str
     message: str
     dispatcher: Dispatches  # a Dispatcher, or anything with its definitions(), dispatch() and trace
-    ticket: Ticket | None = None  # the Atlas ticket, for the grader; None for a task of your own
-    world: World | None = None  # its Atlas world
-    style: StyleName | str = "contract"  # a style's name, or "custom"
-    faults: bool = False
+    about: object = None
 
 
 class Sessionlike(Protocol):
-    """Anything shaped like an Atlas session (atlas.Session): what `as_task` reads."""
+    """Anything with a system prompt, a message and a dispatcher (an Atlas session is one): `as_task` makes a Task
+    of it, carrying the object itself as the Task's `about`."""
 
     @property
     def system(self) -> str: ...
+    @property
+    def message(self) -> str: ...
     @property
     def dispatcher(self) -> Dispatches: ...
 
@@ -99,10 +96,7 @@ class Run:
     output_tokens: int = 0
     cost_usd: float = 0.0
     steps: int = 0
-    ticket: Ticket | None = None  # the Task's: an Atlas ticket and world for the grader (types.RunLike), or None
-    world: World | None = None
-    style: StyleName | str = "contract"
-    faults: bool = False
+    about: object = None  # the Task's `about`, carried untouched (an Atlas session, for its grader)
     notes: list[str] = field(default_factory=list)
     api_failure: APIFailure | None = None  # why, when stop_reason is api_failure
     api_stop_reason: str | None = None  # the API's stop_reason on the last reply
@@ -134,17 +128,15 @@ class Run:
 
 
 def as_task(task: Task | Sessionlike) -> Task:
-    """Accept a Task or anything shaped like an Atlas session (with system, dispatcher and a ticket message)."""
+    """Accept a Task, or anything with a system prompt, a message and a dispatcher (carried as the Task's `about`)."""
     if isinstance(task, Task):
         return task
-    ticket = getattr(task, "ticket", None)
-    message = getattr(task, "message", None) or getattr(ticket, "message", None)
-    dispatcher = getattr(task, "dispatcher", None)
+    message, dispatcher = getattr(task, "message", None), getattr(task, "dispatcher", None)
     if not callable(getattr(dispatcher, "dispatch", None)) or not callable(getattr(dispatcher, "definitions", None)) \
             or not isinstance(getattr(task, "system", None), str) or not isinstance(message, str) or not message:
-        raise AtlasKitTypeError("run_agent needs a Task or an Atlas session (with system, dispatcher and a ticket message).")
-    return Task(task.system, message, task.dispatcher, ticket, getattr(task, "world", None),
-                getattr(task, "style", "contract"), bool(getattr(task, "faults", False)))
+        raise AtlasKitTypeError("run_agent needs a Task, or an object with a system prompt, a message and a dispatcher "
+                                "(an Atlas session is one).")
+    return Task(task.system, message, task.dispatcher, about=task)
 
 
 def _over(run: Run, bounds: Bounds) -> str | None:
@@ -218,7 +210,7 @@ def _start(task: Task | Sessionlike, *, model: str, bounds: Bounds | None,
         raise AtlasKitTypeError(f"source must be a Source (choice.source, or models.STANDIN_SOURCE for the stand-in); got "
                         f"{type(source).__name__} {str(source)[:60]!r}.")
     run = Run(model, source, [{"role": "user", "content": task.message}],
-              task.dispatcher.trace, ticket=task.ticket, world=task.world, style=task.style, faults=task.faults)
+              task.dispatcher.trace, about=task.about)
     note = run_price_note(model, source)
     if note:
         run.notes.append(note)

@@ -126,5 +126,5 @@ def test_bounds_refuse_nonsense():
 
 
 def test_unknown_task_shape_is_refused_clearly():
-    with pytest.raises(TypeError, match="needs a Task or an Atlas session"):
+    with pytest.raises(TypeError, match="needs a Task, or an object with a system prompt, a message and a dispatcher"):
         run_agent(in_process_client(ScriptedAPI([])), object(), model=MODEL)

@@ -11,7 +11,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Container, Literal, NamedTuple, Protocol, Sequence
+from typing import Container, Literal, NamedTuple, Protocol, Sequence, runtime_checkable
 
 from ..dispatch.trace import Trace
 from ..contract.errors import ErrorCode
@@ -119,16 +119,26 @@ class _Found:
         self.reasons.extend(reasons)
 
 
-class GradableRun(RunLike, Protocol):
-    """What `grade` reads: a run (types.RunLike) with its ticket, its world and whether faults were on.
-    An agent.Run of a task of your own has neither ticket nor world, and `grade` says it cannot grade it."""
+@runtime_checkable
+class AtlasCase(Protocol):
+    """What `grade` checks a run against: its ticket, its world and whether faults were on (an Atlas Session, a
+    SimpleRun, an MCP episode)."""
 
     @property
-    def ticket(self) -> Ticket | None: ...
+    def ticket(self) -> Ticket: ...
     @property
-    def world(self) -> World | None: ...
+    def world(self) -> World: ...
     @property
     def faults(self) -> bool: ...
+
+
+def case_of(run: RunLike) -> AtlasCase | None:
+    """The Atlas case a run carries: itself, or what its Task was `about` (agent.Run of an Atlas session); None for a
+    run of a task of your own."""
+    for candidate in (run, getattr(run, "about", None)):
+        if isinstance(candidate, AtlasCase) and candidate.ticket is not None and candidate.world is not None:
+            return candidate
+    return None
 
 
 class _Checked(NamedTuple):
@@ -154,14 +164,15 @@ class SimpleRun:
     faults: bool = True
 
 
-def grade(run: GradableRun) -> Grade:
+def grade(run: RunLike) -> Grade:
     """Grade a run of an Atlas ticket on its end state, its answer and its trace; Grade says what each label means."""
-    if run.ticket is None or run.world is None:
+    case = case_of(run)
+    if case is None:
         raise AtlasKitValueError("grade() grades a run of an Atlas ticket (run_agent on atlas_session(...)); this run has "
                          "no ticket or world to check it against.")
-    checked = _Checked(run.ticket, run.world, run.trace, run.messages, run.faults)
+    checked = _Checked(case.ticket, case.world, run.trace, run.messages, case.faults)
     world, final = checked.world, run.final_text or ""
-    outcome = checked.ticket.outcome(faults=run.faults)
+    outcome = checked.ticket.outcome(faults=case.faults)
     state = differences(world, outcome)
     facts = [f"the answer does not state {shown(f)}" for f in outcome.facts if not mentions(final, f, world)]
     wrong = bool(state or facts)

@@ -48,6 +48,11 @@ class Session:
     def trace(self) -> Trace:
         return self.dispatcher.trace
 
+    @property
+    def message(self) -> str:
+        """The customer's message: what the agent loop sends first."""
+        return self.ticket.message
+
     def tools(self) -> list[ToolDefinition]:
         """The tool definitions to send with each request."""
         return self.dispatcher.definitions()

@@ -32,7 +32,7 @@ def test_a_scripted_model_through_run_agent_is_graded_correct(ticket_id):
     session = atlas_session(ticket_id)
     api = ScriptedAPI(_answers(session))
     run = run_agent(in_process_client(api, max_retries=0), session, model=MODEL)
-    assert run.stop_reason == "finished" and run.faults is True and run.world is session.world
+    assert run.stop_reason == "finished" and run.about is session and session.faults is True
     g = grade(run)
     assert g.correct and g.labels == (), g.reasons
 

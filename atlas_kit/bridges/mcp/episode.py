@@ -173,7 +173,7 @@ class McpEpisode:
         if not self.messages:
             self.messages.append({"role": "user", "content": self.session.ticket.message})
 
-    # --- what the grader and the results record read (atlas.GradableRun, types.FinishedRun) --------
+    # --- what the grader and the results record read (atlas.grade.AtlasCase, types.FinishedRun) --------
     @property
     def ticket(self) -> Ticket:
         return self.session.ticket

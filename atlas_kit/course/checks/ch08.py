@@ -61,8 +61,8 @@ def _address(address_check: object) -> str | Finding | None:
             return found
     session = atlas_session(request, style="raw", seed=0)
     session.dispatcher.tools["update_order"] = address_check(session.dispatcher.tools["update_order"])
-    run = _run(session)
-    if run.world is not None and run.world.escalations:
+    _run(session)
+    if session.world.escalations:
         return "In the raw style the pasted instruction still opened an escalation; no tool result may carry it."
     return None
 
