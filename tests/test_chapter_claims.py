@@ -945,10 +945,20 @@ def _next_actions_hold(out: str) -> bool:
     return retry[0] == 0 < retry[1] and changed[1] > changed[0] and reply[1] > reply[0]
 
 
+def _judged(out: str, column: int) -> dict[str, tuple[int, int]]:
+    """One file's column of the two-file rubric table: (pass, fail) by rule, from its 'pass/judged' cells."""
+    rows = {}
+    for r in _table(out):
+        if r[column] != "n/a":
+            passed, judged = (int(x) for x in r[column].split("/"))
+            rows[r[0].split(":")[0]] = (passed, judged - passed)
+    return rows
+
+
 def _rubric_holds(out: str) -> bool:
-    """Pass counts by rule: none names a step, states retryable or has a code; all short, none with internals;
-    most pass echo, and a few fail it."""
-    rows = {r[0].split(":")[0]: (int(r[1]), int(r[2])) for r in _table(out)}
+    """tau-bench's column, pass and fail by rule: none names a step, states retryable or has a code; all short,
+    none with internals; most pass echo, and a few fail it."""
+    rows = _judged(out, 1)
     return (all(rows[k][0] == 0 for k in ("next", "retryable", "code")) and rows["length"][1] == 0
             and rows["internals"][1] == 0 and rows["echo"][0] > rows["echo"][1] > 0)
 
@@ -968,7 +978,7 @@ CLAIMS_16 = [
     Claim(CH16, r"[Tt]he loop signal above counts the failed calls", "signals = [s for s in loops",
           shows=(r"\('book_reservation', '\d+ identical failed calls'\)",)),
     Claim(CH16, r"The only argument its first retry changed was the number of bags", "retry = next(",
-          shows=(r"(?m)^\{'total_baggages': \(\d+, \d+\)\}$",)),
+          shows=(r"(?m)^changed by the first retry: \{'total_baggages': \(\d+, \d+\)\}$",)),
     Claim(CH16, r"episodes that met a tool error ended correct less often than episodes that met none",
           "rec = recovery(tau.episodes)",
           holds=lambda out: _rate(_col(out, "recovery:", 1))[0] < _rate(_col(out, "success without", 1))[0]),
@@ -981,8 +991,8 @@ CLAIMS_16 = [
           and _next_actions_hold(out.split("\n", 1)[1])),
     Claim(CH16, r"No error in this file names a next step, says whether calling again can succeed, or carries a code",
           "readings = read_by_rubric(events)", shows=(r"Heuristic: ",), holds=_rubric_holds),
-    Claim(CH16, r"In this file one side is empty", "next_step_rows(recovery_by_next_step(readings)",
-          shows=(r"at least one error named a next step\s+n/a \(0 episodes\)", r"n/a \(one group is empty\)")),
+    Claim(CH16, r"So in this file one side is empty", "readings = read_by_rubric(events)",
+          holds=lambda out: _judged(out, 1)["next"][0] == 0),
     Claim(CH16, r"Each of the three next actions took the branch its error called for, and task 9 still ended not "
                 r"correct", "called_for = {",
           holds=lambda out: [r[4] for r in _table(out)] == ["True"] * 3 and _col(out, "task-9/", 5) == "False"),
@@ -991,21 +1001,18 @@ CLAIMS_16 = [
     Claim(CH16, r"says plainly what it cannot give: no error text, no next action, no rubric reading",
           "print(dashboard(read_transcripts([path])", shows=(r"give no error text, next action or rubric reading",
                                                              r"simulated transcripts")),
-    Claim(CH16, r"the episodes whose errors named a step \(the contract style's\) recover by construction",
-          "own_readings = read_by_rubric(", shows=(r"in episodes of style: contract$|in episodes of style: contract\n",
-                                                   r"at least one error named a next step\s+100%")),
     Claim(CH16, r"the model's next steps after one-line errors were mostly replies to the customer and other tools",
           "think = sum(", holds=lambda out: (lambda rows: 2 * (rows["replied to the user (text, no call)"]
                                                                + rows["another tool"]) > sum(rows.values()))(
               {r[0]: int(r[1]) for r in _table(out.split("\n", 1)[1])})),
     Claim(CH16, r"The log made in this section's first cell ran both styles on the same tickets and seeds, so it pairs up",
           "paired_style_rows(mine)", shows=(r"(?m)^contract - raw +all +11 ", r"Data: simulated \(offline stand-in\)",
-                                            r"simulated: the result is set by the assumed rates \(the stand-in's rules")),
-    Claim(CH16, r"That shows the dashboard working on a log with both sides; it is not a finding", "own_readings = read_by_rubric(",
-          shows=(r"simulated: the result is set by the assumed rates \(the stand-in's rules",)),
-    Claim(CH16, r"\*\*Another file, where some errors do name a step\.\*\*", "dojo_readings = read_by_rubric(",
+                                            r"Simulated: the result is set by the assumed rates")),
+    Claim(CH16, r"Offline it is the stand-in's design read back, not a finding", "paired_style_rows(mine)",
+          shows=(r"Data: simulated \(offline stand-in\)",)),
+    Claim(CH16, r"AgentDojo's errors are exceptions' own words, and some do name a step", "dojo_readings = read_by_rubric(",
           holds=lambda out: (lambda rows: rows["next"][0] > 0 and rows["internals"][0] == 0 and rows["structure"][0] == 0)(
-              {r[0].split(":")[0]: (int(r[1]), int(r[2])) for r in _table(out)})),
+              _judged(out, 2))),
     Claim(CH16, r"The errors that name a step are mostly one kind", "pydantic = sum(",
           holds=lambda out: (lambda m: m is not None and int(m[1]) == int(m[2]) and 2 * int(m[4]) > int(m[3]) > 0)(
               re.search(r"(\d+) of the (\d+) texts fail the internals rule.* (\d+) name a next step, and (\d+) of "
