@@ -122,7 +122,7 @@ def _rows_where(out: str, first: str) -> list[list[str]]:
 
 CLAIMS = [
     # 00
-    Claim("00", r"The work comes as 27 tickets", "rows = [(t.id, t.customer", shows=(r"(?m)^T27 ",), lacks=(r"(?m)^T28 ",)),
+    Claim("00", r"The work comes as 27 tickets", "rows = [(t.id, t.title", shows=(r"(?m)^T27 ",), lacks=(r"(?m)^T28 ",)),
     Claim("00", r"the same tool refuses, and the refusal is written for a model", '"id": "toolu_own"',
           shows=(r'(?m)^OK .*"ACC-4471"', r'(?m)^ERROR .*"not_permitted".*"next"')),
     Claim("00", r"the replay refuses instead of inventing an answer", "replay = choose_model(cassette=path)",
@@ -177,6 +177,8 @@ CLAIMS = [
           shows=(r"The account was not found", r"asks the customer to check the number: (?:True|False)",
                  r"graded correct: (?:True|False)"),
           holds=lambda out: "graded correct: False" in out or "check the number: True" in out),
+    Claim("02", r"the first is section 4's raw T23 row: the `KeyError` held no cue, and the profile drew an apology",
+          'compare("T23")\ntable', shows=(r"(?m)^raw +replied: I'm sorry, something went wrong.* finished +False +dropped_failure",)),
     Claim("02", r"The stand-in obeys it, and the identical call fails identically", 'compare("T23", styles=("generic", "contract"))',
           shows=(r"'kind': 'loop_detected'", r"(?m)^generic +called get_account.*loop_broken")),
     Claim("02", r"draws from its profile \(`fabrication`: a reply claiming success", 'pg.ticket.value = "T05"\nrows',
@@ -203,7 +205,7 @@ CLAIMS = [
                                       r"(?m)^contract .* True +True$")),
     Claim("03", r"The run does not start, and the status line says why", 'pg.code.value = "T04", "compose"',
           shows=(r"run: None", r"Not run: the builder refused")),
-    Claim("03", r"The stand-in follows `next` to `escalate_to_human`; the two lines below say what this run did", 'pg.branch.value, pg.argument.value, pg.tool.value = "switch_tool"',
+    Claim("03", r"The stand-in follows `next` to `escalate_to_human`; the last two lines say what this run did", 'pg.branch.value, pg.argument.value, pg.tool.value = "switch_tool"',
           shows=(r"next move: called escalate_to_human", r"stop: finished \| correct: True")),
     # 04
     Claim("04", r"The whole contract body is the longer text, in as many rows as the line above the table counts", "longer = sum(",
