@@ -198,7 +198,7 @@ CLAIMS = [
     Claim("03", r"and turns a `suggested_fix` into `next`: its words become `say`, with branch `retry_changed` when the code is "
                 r"retryable and `stop` when it is not", "examples = [",
           shows=(r'"error": "not_found", .*"retryable": false, "next": \{"branch": "stop", "say": "Ask the customer to check',
-                 r'"error": "upstream_unavailable", .*"say": "Tell the customer the service is busy'),
+                 r'"error": "upstream_unavailable", .*"say": "Tell the user the service is busy'),
           lacks=(r"Wait 4 seconds",)),
     Claim("03", r"The raw and generic texts begin as an exception or \"An error occurred\" begins; the plain sentence reads like any sentence",
           "def contract_body", shows=(r"(?m)^raw .* False +True$", r"(?m)^generic .* False +True$", r"(?m)^plain .* False +False$",

@@ -222,6 +222,28 @@ def test_crash_error_without_knowing_the_tool_words_the_outcome_as_unknown():
     assert "was not completed" in crash_error("t", ValueError("x"), side_effect=False).message
 
 
+@pytest.mark.parametrize("failing", ["gives up", "crashes"])
+def test_the_dispatchers_own_say_names_its_audience_and_no_company(failing):
+    def down(args, ctx):
+        raise Transient("503 Service Unavailable") if failing == "gives up" else RuntimeError("queue lost")
+    plain, _ = make(down)
+    say = body(plain.dispatch([use("t", "lookup", account_id="ACC-4471")]).results[0])["next"]["say"]
+    assert "the user" in say and "customer" not in say
+    shop, _ = make(down, audience="the shopper")
+    assert "tell the shopper" in body(shop.dispatch([use("t", "lookup", account_id="ACC-4471")]).results[0])["next"]["say"].lower()
+
+
+def test_an_atlas_session_tells_the_customer():
+    from atlas_kit.atlas.session import atlas_session
+    assert atlas_session("T04").dispatcher.audience == "the customer"
+
+
+@pytest.mark.parametrize("audience", ["", "  ", None, 3])
+def test_an_audience_that_names_no_one_is_refused(audience):
+    with pytest.raises(TypeError, match="audience names who the agent answers"):
+        Dispatcher([], audience=audience)
+
+
 def test_repeated_identical_triple_reports_a_loop_break_whatever_the_message():
     n = iter(range(100))
 

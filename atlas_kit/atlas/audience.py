@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+AUDIENCE = "the customer"
+"""Who an Atlas agent answers: how the dispatcher's own errors name them in `say` (Dispatcher(audience=...))."""
+
 # An identifier with an underscore (query_warehouse, account_id, REFUND_WINDOW_DAYS), not inside a word or an id,
 # a URL or an address; an exception class (TimeoutError).
 _SNAKE = re.compile(r"(?<![\w@/.-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w@/-])")

@@ -13,6 +13,7 @@ from ..dispatch.dispatcher import Dispatcher, ToolDispatcher
 from ..dispatch.transient import RetryPolicy
 from ..dispatch.trace import Trace
 from ..types.api import Block, Message, ToolDefinition
+from .audience import AUDIENCE
 from .data import World
 from .faults import Fault, FaultSchedule
 from .grade import SimpleRun
@@ -87,7 +88,7 @@ def atlas_session(
     if schedule is not None:
         tools = schedule.wrap(tools)
     dispatcher = Dispatcher(tools, retry=RetryPolicy(attempts=retry_attempts, sleep=world.advance), trace=trace,
-                            style=worded, break_loops=break_loops, run_id=f"{t.id}-s{seed}")
+                            style=worded, break_loops=break_loops, run_id=f"{t.id}-s{seed}", audience=AUDIENCE)
     name = style if isinstance(style, str) else getattr(style, "__name__", "custom")
     return Session(t, world, dispatcher, _SYSTEM.format(customer=customer or t.customer), name,
                    faults is True or bool(chosen), schedule)

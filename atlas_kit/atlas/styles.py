@@ -12,6 +12,7 @@ from ..dispatch.styles import STYLES, Failure
 from ..dispatch.transient import RetryPolicy
 from ..types.sets import STYLE_NAMES, JSONObject
 from ..types.walk import result_text
+from .audience import AUDIENCE
 from .data import World
 from .faults import Fault, FaultSchedule, always
 from .tools import build_tools
@@ -72,7 +73,8 @@ def catalogue(*, seed: int = 0, cases: tuple[Case, ...] = CASES) -> list[Row]:
     for case in cases:
         world = World(seed)
         tools = FaultSchedule(case.faults, seed=seed).wrap(build_tools(world, tenant=case.customer))
-        dispatcher = Dispatcher(tools, retry=RetryPolicy(sleep=world.advance), run_id=f"catalogue-{seed}")
+        dispatcher = Dispatcher(tools, retry=RetryPolicy(sleep=world.advance), run_id=f"catalogue-{seed}",
+                                audience=AUDIENCE)
         out = dispatcher.dispatch([{"type": "tool_use", "id": "toolu_01", "name": case.tool, "input": dict(case.input)}])
         if not out.failures:
             raise AtlasKitValueError(f"catalogue case {case.name!r} did not fail; fix its input or faults.")

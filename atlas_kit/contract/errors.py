@@ -139,7 +139,7 @@ def switch_tool(tool: str, say: str) -> Next:
 
 
 def stop(say: str) -> Next:
-    """Do not call again: tell the customer what happened (`say` says what)."""
+    """Do not call again: tell the user what happened (`say` says what)."""
     return Next(Branch.STOP, say)
 
 

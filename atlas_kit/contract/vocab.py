@@ -69,8 +69,9 @@ def to_article(error: ToolError) -> ArticleBody:
     return body
 
 
-def from_article(tool_use_id: str, body: Mapping[str, object]) -> ToolError:
-    """Read an article-style body into a contract error; unknown codes are refused, not guessed."""
+def from_article(tool_use_id: str, body: Mapping[str, object], *, audience: str = "the user") -> ToolError:
+    """Read an article-style body into a contract error; unknown codes are refused, not guessed. `audience` is who
+    a stop's `say` tells (the article's examples serve a customer: "the customer")."""
     if not isinstance(body, dict) or "code" not in body or "message" not in body:
         raise AtlasKitValueError("body must be a dict with at least 'code' and 'message' (the article's schema).")
     code = _FROM_ARTICLE.get(str(body["code"]))
@@ -80,7 +81,7 @@ def from_article(tool_use_id: str, body: Mapping[str, object]) -> ToolError:
     nxt = None
     if body["code"] == "rate_limited":
         # Its suggested_fix names a retry, which is the harness's job; passing it on would contradict stop.
-        nxt = Next(Branch.STOP, "Tell the customer the service is busy and the request was not completed.")
+        nxt = Next(Branch.STOP, f"Tell {audience} the service is busy and the request was not completed.")
     elif body.get("suggested_fix"):
         branch = Branch.RETRY_CHANGED if RETRYABLE[code] else Branch.STOP
         nxt = Next(branch, cast(str, body["suggested_fix"]))  # Next and tool_error refuse what is not a sentence

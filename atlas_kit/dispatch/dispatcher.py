@@ -76,30 +76,31 @@ _ARGUMENTS_WRONG = "The arguments do not match the tool's input schema; check ea
 
 
 def crash_error(use_id: str, exc: BaseException, *, side_effect: bool | None = None,
-                hands_over: bool = False) -> ToolError:
+                hands_over: bool = False, audience: str = "the user") -> ToolError:
     """The contract error for an unexpected exception: a neutral message, the traceback only in `detail`.
 
     `side_effect`: whether the tool changes anything. True or None (not known) words the outcome as unknown,
     since a change may have been made before the exception; only False says the request was not completed.
-    `hands_over`: the tool passes the case to a person, so a person is not what the customer can be offered.
+    `hands_over`: the tool passes the case to a person, so a person is not what can be offered.
+    `audience`: who the agent answers, as `say` names them ("the user"; Atlas: "the customer").
     """
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     unsure = side_effect is not False
     message = ("The tool failed unexpectedly, so the request may or may not have been applied." if unsure else
                "The tool failed unexpectedly and the request was not completed.")
-    say = _HANDED_OVER[unsure] if hands_over else (
-        "tell the customer you could not confirm whether it went through, and offer escalation." if unsure else
-        "tell the customer it could not be done and offer escalation.")
+    say = _handed_over(unsure, audience) if hands_over else (
+        f"tell {audience} you could not confirm whether it went through, and offer escalation." if unsure else
+        f"tell {audience} it could not be done and offer escalation.")
     return tool_error(use_id, ErrorCode.UPSTREAM_UNAVAILABLE, message, next=stop(f"Do not call it again; {say}"),
                       detail=tb)
 
 
-# When the tool that failed is the one that passes the case to a person (Tool.hands_over), a person is not on offer:
-# what to tell the customer instead, when a change may have been made (True) and when it was not (False).
-_HANDED_OVER = {True: "tell the customer you could not confirm whether it reached a person, and ask them to write "
-                      "again later if they hear nothing.",
-                False: "tell the customer it could not be passed to a person right now, and ask them to write again "
-                       "later."}
+def _handed_over(unsure: bool, audience: str) -> str:
+    """When the tool that failed is the one that passes the case to a person (Tool.hands_over), a person is not on
+    offer: what to tell `audience` instead, when a change may have been made (unsure) and when it was not."""
+    return (f"tell {audience} you could not confirm whether it reached a person, and ask them to write again later "
+            "if they hear nothing." if unsure else
+            f"tell {audience} it could not be passed to a person right now, and ask them to write again later.")
 
 
 class Dispatcher:
@@ -115,6 +116,7 @@ class Dispatcher:
         loop_threshold: int = 2,
         break_loops: bool = True,
         run_id: str = "run",
+        audience: str = "the user",
     ) -> None:
         given: object = tools
         if isinstance(given, (str, bytes)) or not hasattr(given, "__iter__"):
@@ -122,6 +124,8 @@ class Dispatcher:
         if not callable(style):
             raise AtlasKitTypeError(f"style must be a style function such as contract_style; got {style!r} (for a "
                                     f"style by name, use atlas.style_named({style!r})).")
+        if not isinstance(audience, str) or not audience.strip():
+            raise AtlasKitTypeError(f"audience names who the agent answers, such as 'the user'; got {audience!r}.")
         if isinstance(loop_threshold, bool) or not isinstance(loop_threshold, int):
             raise AtlasKitTypeError(f"loop_threshold must be a whole number of 2 or more; got {loop_threshold!r}.")
         self.tools: dict[str, Tool] = {}
@@ -136,6 +140,7 @@ class Dispatcher:
         self.retry = retry or RetryPolicy()
         self.trace = trace if trace is not None else Trace()
         self.style, self.loop_threshold, self.break_loops, self.run_id = style, loop_threshold, break_loops, run_id
+        self.audience = audience.strip()
         self._breaker = LoopBreaker(threshold=loop_threshold)
 
     def definitions(self) -> list[ToolDefinition]:
@@ -236,17 +241,17 @@ class Dispatcher:
                        "applied; do not repeat it.")
         else:
             message = f"The {tool.name} service is not responding right now."
-        handed = _HANDED_OVER[tool.side_effect]
+        handed, who = _handed_over(tool.side_effect, self.audience), self.audience
         say = (handed[:1].upper() + handed[1:] if tool.hands_over else
-               "Tell the customer you could not confirm whether it went through, and offer to escalate to a person."
-               if tool.side_effect else "Tell the customer it could not be done now, and offer to escalate to a person.")
+               f"Tell {who} you could not confirm whether it went through, and offer to escalate to a person."
+               if tool.side_effect else f"Tell {who} it could not be done now, and offer to escalate to a person.")
         err = tool_error(use_id, ErrorCode.UPSTREAM_UNAVAILABLE, message, next=stop(say),
                          detail=f"gave up after {attempts} attempt(s): {raw}")
         return self._fail(tool.name, err, raw=raw, plain=plain_unanswered(side_effect=tool.side_effect))
 
     def _internal(self, use_id: str, name: str, exc: BaseException, *, side_effect: bool | None,
                   hands_over: bool = False) -> Failure:
-        err = crash_error(use_id, exc, side_effect=side_effect, hands_over=hands_over)
+        err = crash_error(use_id, exc, side_effect=side_effect, hands_over=hands_over, audience=self.audience)
         tb = err.detail or ""
         self.trace.add("error", tool_use_id=use_id, tool=name, code=err.code.value, branch=Branch.STOP.value,
                        detail=tb, crashed=True)

@@ -11,6 +11,7 @@ from typing import Sequence
 
 from ...contract.vocab import MCPResult, text_to_mcp, to_mcp
 from ...dispatch.dispatcher import crash_error
+from ...atlas.audience import AUDIENCE
 from ...dispatch.styles import GENERIC_PREFIX, Failure, plain_crash, style_named
 from ...types.walk import result_text
 
@@ -62,6 +63,6 @@ def crash_result(style: str, tool: str, exc: BaseException, *, side_effect: bool
                  hands_over: bool = False) -> MCPResult:
     """The result for a call the server itself failed on. raw is what the SDK's MCPServer says of a crash (the
     exception's text stays on the server); the contract's is dispatch.crash_error's body, its traceback left out."""
-    error = crash_error("mcp", exc, side_effect=side_effect, hands_over=hands_over)
+    error = crash_error("mcp", exc, side_effect=side_effect, hands_over=hands_over, audience=AUDIENCE)
     plain = plain_crash(side_effect=side_effect)
     return call_result(style, Failure(tool, error, f"Error executing tool {tool}", plain))

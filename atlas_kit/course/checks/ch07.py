@@ -8,6 +8,7 @@ import json
 import re
 from typing import Callable
 
+from ...atlas.audience import AUDIENCE
 from ...atlas.tools import TOOL_NAMES, build_tools
 from ...atlas.faults import FaultSchedule
 from ...atlas.data import World
@@ -33,7 +34,7 @@ def _catalogue_failures(names: tuple[str, ...]) -> dict[str, Failure]:
         if case.name in names:
             world = World(0)
             tools = FaultSchedule(case.faults, seed=0).wrap(build_tools(world, tenant=case.customer))
-            dispatcher = Dispatcher(tools, retry=RetryPolicy(sleep=world.advance), run_id="check")
+            dispatcher = Dispatcher(tools, retry=RetryPolicy(sleep=world.advance), run_id="check", audience=AUDIENCE)
             done = dispatcher.dispatch([_use("toolu_01", case.tool, case.input)])
             out[case.name] = done.failures[0]
     return out

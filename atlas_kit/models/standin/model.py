@@ -198,15 +198,18 @@ _FOLLOW_UPS = ((re.compile(r"\boffer (?:to )?(?:escalat|pass)\w*|\boffer escalat
                 "Please write to us again later if you do not hear from us."))
 
 
+_TELL = re.compile(r"Tell the (?:customer|user) ")
+
+
 def _customer_words(message: str) -> str:
     """A contract message turned toward the customer: its first sentence (left out when it names a tool or an
-    argument, which is the model's to read), any 'Tell the customer ...', and what the same `say` asks to offer or
+    argument, which is the model's to read), any 'Tell the customer ...' (or 'Tell the user ...'), and what the same `say` asks to offer or
     to ask (a person to hand over to, a number to check, to write again later)."""
     if not message:
         return ""
     first = message.split(". ")[0].rstrip(".") + "."
     first = "" if MODEL_NAME.search(first) else first
-    tell = message.split("Tell the customer ", 1)
+    tell = _TELL.split(message, maxsplit=1)
     if len(tell) == 2:
         said = tell[1].split(". ")[0].split(";")[0]
         rest = said.split(", and ")[0].split(" and ask")[0].rstrip(". ")
