@@ -21,24 +21,14 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 CALL = re.compile(r"""check\(\s*["'](\d\d\.\d+)["']\s*,\s*(\w+)\s*\)""")
 
-# Cell edits a solution notebook still needs (helpers may not edit notebooks): (old source, new source). Applied
-# here while the notebook has the old text, so the edit proposed is the one tested; once made, nothing is applied.
-PENDING: dict[str, list[tuple[str, str]]] = {}
-
-
-def answers(path: Path, *, pending: bool = True) -> dict[str, object]:
-    """Run the notebook's code cells in one namespace; the answer each check call names, by exercise key.
-
-    pending: apply the PENDING edits first (False: run the notebook as it is stored).
-    """
+def answers(path: Path) -> dict[str, object]:
+    """Run the notebook's code cells in one namespace; the answer each check call names, by exercise key."""
     namespace: dict[str, object] = {"__name__": "__main__"}
     found: dict[str, object] = {}
     cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
     with contextlib.redirect_stdout(io.StringIO()):
         for cell in cells:
             source = "".join(cell["source"])
-            for old, new in PENDING.get(path.name, []) if pending else []:
-                source = source.replace(old, new)
             exec(compile(source, path.name, "exec"), namespace)  # noqa: S102 - the project's own notebook
             for key, name in CALL.findall(source):
                 found[key] = namespace[name]
@@ -61,17 +51,6 @@ def test_every_reference_answer_passes_its_check(path: Path, offline: None) -> N
         assert feedback.ok, f"{path.name}: {feedback!r}"
         compare = EXERCISES[key].compare
         assert (compare is None) == (not feedback.rubric), feedback  # a check that leaves an idea shows its rubric
-
-
-@pytest.mark.parametrize("name", sorted(PENDING))
-def test_a_pending_edit_is_still_needed_and_fixes_what_the_check_refuses(name: str, offline: None) -> None:
-    cells = json.loads((ROOT / "solutions" / name).read_text(encoding="utf-8"))["cells"]
-    stored = "\n".join("".join(c["source"]) for c in cells)
-    if all(new in stored for _, new in PENDING[name]):
-        pytest.fail(f"{name} has its edit now: delete its entry from PENDING.")
-    assert all(old in stored for old, _ in PENDING[name]), f"{name} changed: update its PENDING edit"
-    as_stored = answers(ROOT / "solutions" / name, pending=False)
-    assert any(not check(key, answer).ok for key, answer in as_stored.items()), "the check no longer refuses it"
 
 
 def test_every_registered_exercise_has_a_reference_answer_here() -> None:

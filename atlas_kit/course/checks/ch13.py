@@ -37,7 +37,7 @@ def _takes(fn: Callable[..., object], n: int) -> bool:
                  "Retry Transient and TimeoutError up to 3 times with key=block['id']; then keep "
                  "(name, json.dumps(input, sort_keys=True), code) in seen and return the first triple already there.",
                  "Keep the ids this message has already had answered: a tool_use whose id repeats one gets no second "
-                 "result, and its tool is not run (chapter 10, section 2)."),
+                 "result, and its tool is not run (chapter 13, section 2: first_of_each_id)."),
           judges=("structure", "forbidden", "contradiction"))
 def _check_dispatch(fn: object) -> str | Finding | None:
     """Structure: the five structural properties of probe.CASES (byo.properties), one result per id among them.
