@@ -231,6 +231,7 @@ def test_a_notebook_interrupt_drains_the_same_way(tmp_path, monkeypatch):
         _live(monkeypatch, api)
         clean = sweep(**{**SWEEP, "name": "clean"}, out=tmp_path / "clean.jsonl")
         paid_clean = len(api.messages)
+        billed.pause = 0.5  # long beside the 0.1 s before the interrupt, so a busy machine cannot finish the sweep first
         flying = threading.Event()
 
         def watch() -> None:  # sets `flying` once two calls are being answered at the server
@@ -250,6 +251,7 @@ def test_a_notebook_interrupt_drains_the_same_way(tmp_path, monkeypatch):
                 loop.run_until_complete(cell())
         finally:
             loop.close()
+        billed.pause = 0.1
         resumed = sweep(**SWEEP, out=tmp_path / "cut.jsonl", max_cost_usd=10)
     assert len(api.messages) - paid_clean == paid_clean
     assert [r["key"] for r in resumed.records] == [r["key"] for r in clean.records]
