@@ -25,7 +25,8 @@ def course_command(args: argparse.Namespace) -> int:
         return 2
     side = f", {jobs} at a time" if jobs > 1 and len(timings) > 1 else ""
     counted = f"{len(timings)} chapter{'s' if len(timings) != 1 else ''} ran"
-    print(f"{counted} offline (no API key, simulated results) in {time.perf_counter() - start:.0f} s{side}.")
+    kinds = "no API key: the stand-in's runs are simulated, the published transcripts real"
+    print(f"{counted} offline ({kinds}) in {time.perf_counter() - start:.0f} s{side}.")
     print(closing_line(args.out, folder=args.chapters))
     return 0
 

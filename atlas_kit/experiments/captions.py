@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Final, Iterable, Mapping
 
+from ..types.records import Source
 from ..types.results import record_kind
 from .results import source_label
 
@@ -27,3 +28,10 @@ def data_caption(records: Iterable[Mapping[str, object]]) -> str:
     listed = list(records)
     note = simulated_note(listed)
     return f"Data: {source_label(listed)}." + (f" {note[0].upper()}{note[1:]}." if note else "")
+
+
+def source_caption(source: Source) -> str:
+    """The end of a caption for runs of one source (a table of single runs, no records): "Source: <short label>.",
+    then, for the stand-in, SIMULATED_NOTE as its own sentence, as data_caption says it for records."""
+    note = f" {SIMULATED_NOTE[0].upper()}{SIMULATED_NOTE[1:]}." if source.kind == "simulated" else ""
+    return f"Source: {source.short}.{note}"
