@@ -161,7 +161,8 @@ CLAIMS = [
               re.findall(r"(\d+)% of the next moves changed the arguments", out))),
     Claim("01", r"\*\*A small sweep\.\*\*", 'name="01_styles"', shows=(r"(?m)^6 episodes$",)),
     Claim("01", r"Offline, each caption says what set its numbers", "tables = ([recovery_rows(records)]",
-          holds=lambda out: out.count("simulated: the result is set by the assumed rates (the stand-in's rules") == 2),
+          holds=lambda out: out.count("Simulated: the result is set by the assumed rates.") == 2  # once in each caption
+          and out.lower().count("simulated: the result is set by the assumed rates") == 2),
     Claim("01", r"The rates are parameters, and each says where it comes from", "Table.of(what_if_rows(",
           shows=(r"simulated: the result is set by the assumed rates", r"(?m)^contract +0\.90 +an assumed rate ",
                  r"(?m)^plain +0\.52 +published: the contract's rate less 38\.35 points")),
@@ -177,12 +178,12 @@ CLAIMS = [
           shows=(r"The account was not found", r"asks the customer to check the number: (?:True|False)",
                  r"graded correct: (?:True|False)"),
           holds=lambda out: "graded correct: False" in out or "check the number: True" in out),
-    Claim("02", r"the first is section 4's raw T23 row: the `KeyError` held no cue, and the profile drew an apology",
-          'compare("T23")\ntable', shows=(r"(?m)^raw +replied: I'm sorry, something went wrong.* finished +False +dropped_failure",)),
+    Claim("02", r"the `KeyError` held no cue, so it drew a move from its profile\. Its labels column names what it drew",
+          'compare("T23")\ntable', holds=lambda out: [r[-1] != "-" for r in _rows_where(out, "raw")] == [True]),
     Claim("02", r"The stand-in obeys it, and the identical call fails identically", 'compare("T23", styles=("generic", "contract"))',
           shows=(r"'kind': 'loop_detected'", r"(?m)^generic +called get_account.*loop_broken")),
-    Claim("02", r"draws from its profile \(`fabrication`: a reply claiming success", 'pg.ticket.value = "T05"\nrows',
-          shows=(r"(?m)^raw .*All done.*fabrication",)),
+    Claim("02", r"draws from its profile\. The labels column names the draw, such as `fabrication`", 'pg.ticket.value = "T05"\nrows',
+          holds=lambda out: all(len(_rows_where(out, s)) == 1 and _rows_where(out, s)[0][-1] != "-" for s in ("raw", "plain"))),
     Claim("02", r"repeats the call on the partner's account until the loop breaker stops it, which the grader also counts as `enumeration`",
           'pg.ticket.value = "T05"\nrows', shows=(r'(?m)^generic .*"ACC-4472".*loop_broken .*enumeration',)),
     Claim("02", r"Only the raw and plain rows can move", "for branch, in_branch in",
@@ -195,6 +196,9 @@ CLAIMS = [
           shows=(r"codes: \['limit_exceeded', 'limit_exceeded'\] \| messages equal: False", r"passes on: \[True, False\]")),
     Claim("03", r"so the rewording cannot change its outcome; the last line says what this run's grades were", "refund = [",
           shows=("the whole ticket, correct: True True",)),
+    Claim("03", r"The two lines above it are what the customer read", "refund = [",
+          shows=(r"(?m)^Atlas wording, the customer read: \S", r"(?m)^reworded wording, the customer read: \S"),
+          lacks=(r"(?m)^\w+ wording, the customer read: .*\bnext\b",)),  # no contract key reaches the customer
     Claim("03", r"and turns a `suggested_fix` into `next`: its words become `say`, with branch `retry_changed` when the code is "
                 r"retryable and `stop` when it is not", "examples = [",
           shows=(r'"error": "not_found", .*"retryable": false, "next": \{"branch": "stop", "say": "Ask the customer to check',
@@ -234,7 +238,10 @@ CLAIMS = [
     # 05
     Claim("05", r"With an empty result there is no error, so every style leaves it the same success to relay", "for wrapped in (False, True):",
           holds=lambda out: all((r[0] == "empty result") == (r[3] == r[4] == "True") for r in _table(out))),
-    Claim("05", r"[Uu]nder the contract it follows the `not_found`'s stop, so it stops cleanly and relays a failure that was never true",
+    Claim("05", r"The body has `retryable` false and no `next`, and its rule for such a body is to stop", "broken = atlas_session",
+          shows=(r'(?m)^!!  tool error: \{"error": "not_found", .*"retryable": false\}$',), lacks=(r'"next"',)),
+    Claim("05", r"[Uu]nder the contract, the body has `retryable` false and no `next`, so the stand-in's rule is to stop\. "
+                r"It stops cleanly and relays a failure that was never true",
           "for wrapped in (False, True):", shows=(r"empty is an error +contract +finished +False +False",)),
     Claim("05", r"straight back into the same call until the dispatcher breaks the loop", "for wrapped in (False, True):",
           shows=(r"empty is an error +generic +loop_broken",)),
