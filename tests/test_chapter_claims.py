@@ -263,10 +263,12 @@ CLAIMS = [
     Claim("06", r"the defaults are 12 steps", "limits = {", shows=(r"Bounds\(\) \(defaults\) +step_limit +12 ",)),
     Claim("06", r"Two calls instead of the step bound's worth", "broken = run_agent",
           shows=(r"stop: loop_broken · steps: 2 · tool calls: 2",)),
-    Claim("06", r"In the stored run, no episode is right in one arm only", 'paired_table(records, by="break_loops"',
-          shows=(r"(?m)^loop breaker on - loop breaker off +all +81 +0 / 0 ",)),
-    Claim("06", r"In the stored run, no episode is right in one arm only\. That follows", "arms = groups",
-          holds=lambda out: _rows_where(out, "off")[0][4] == _rows_where(out, "on")[0][4]),
+    Claim("06", r"On the stand-in, both counts follow from its rule and are not a finding", 'paired_table(records, by="break_loops"',
+          shows=(r"(?m)^loop breaker on - loop breaker off +all +81 +0 / 0 ",
+                 r"In this run, 0 of 81 pairs are right in one arm only, and 0 episodes that ended in a loop were graded correct\.")),
+    Claim("06", r"The breaker changes only how the loop ends: `loop_broken` with a fixed reply, instead of `step_limit` with none",
+          "arms = groups", holds=lambda out: _rows_where(out, "off")[0][4] == _rows_where(out, "on")[0][4]
+          and all(r[4] == re.search(r"finished (\d+)", r[3]).group(1) for r in _table(out) if r[0] in ("on", "off"))),
     Claim("06", r"None gave a good outcome: the final text is empty in every row", "limits = {",
           holds=lambda out: all(r[-1] == "''" for r in _table(out))),
     Claim("06", r"the breaker fired at the second identical triple", "broken = run_agent",
@@ -274,12 +276,10 @@ CLAIMS = [
     # 07
     Claim("07", r"every raw text is \*shorter\* than its contract body", "table = [(r.case, estimate_tokens(r.raw)",
           holds=lambda out: all(_number(r[1]) < _number(r[2]) for r in _table(out))),
-    Claim("07", r"A contract body costs 60 to 95 tokens", "table = [(r.case, estimate_tokens(r.raw)",
-          holds=lambda out: (lambda c: (min(c), max(c)) == (60, 95))([_number(r[2]) for r in _table(out) if r[0] != "total"])),
+    Claim("07", r"Every Atlas raw text is shorter than its contract body \(section 1's table\)", "table = [(r.case, estimate_tokens(r.raw)",
+          holds=lambda out: all(_number(r[1]) < _number(r[2]) for r in _table(out))),
     Claim("07", r"re-sends over 1,500 tokens of system prompt and tool definitions", 'first = {"system"',
           holds=lambda out: int(re.search(r"the ticket: (\d+) tokens", out).group(1)) > 1500),
-    Claim("07", r"Where raw costs more, the stand-in looped or guessed \(T11, T16 and T18 among them\)", "use = {s: per_ticket",
-          holds=lambda out: all(_number(_rows_where(out, t)[0][3]) < 1 for t in ("T11", "T16", "T18"))),
     Claim("07", r"Pooled, the contract spends more tokens in total, and fewer per correct outcome", "use = {s: per_ticket",
           holds=lambda out: _number(_rows_where(out, "all tickets, total")[0][3]) > 1
           and _number(_rows_where(out, "tokens per correct episode")[0][2]) < _number(_rows_where(out, "tokens per correct episode")[0][1])),
@@ -735,6 +735,20 @@ def test_ch09_the_summary_claims_no_guard_the_chapter_does_not_show():
     assert "Only the error text" not in said and "business rules" in said
 
 
+def test_ch07_the_reading_of_where_each_style_costs_more_is_the_tables():
+    rows = [r for r in _rows(_shown("07", "use = {s: per_ticket")) if re.fullmatch(r"T\d\d", r["ticket"])]
+    more = lambda a, b, col: [r["ticket"] for r in rows if _number(r[f"{a} {col}"]) > _number(r[f"{b} {col}"])]  # noqa: E731
+    dear, cheap = more("contract", "raw", "tokens"), more("raw", "contract", "tokens")
+    busy = set(more("contract", "raw", "requests"))
+    extra, same = [t for t in dear if t in busy], [t for t in dear if t not in busy]
+    reading = _shown("07", "dearer = lambda")
+    assert dear and cheap and extra and same  # each clause of the reading names tickets
+    assert (f"The contract costs more on {len(dear)} of {len(rows)} tickets. It made more requests on {', '.join(extra)}. "
+            f"On the others ({', '.join(same)}) it made no more") in reading
+    assert f"Raw costs more on {', '.join(cheap)}, and made more requests on {', '.join(more('raw', 'contract', 'requests'))}" in reading
+    assert "re-sends over 1,500 tokens" in _said("07", "The reading below is computed from the table")
+
+
 def test_ch10_refusals_reach_the_model_however_often_and_transients_only_when_they_last():
     rows = _rows(_shown("10", "found.setdefault((kind, every, once), []).append(tool)"))
     assert "The four refusals reach the model whether they fire once or always" in _said("10", "Three things to read off")
@@ -793,12 +807,18 @@ def test_ch10_the_audit_table_reads_as_the_prose_says():
     assert score["raw"] < score["generic"] and score["raw"] < score["plain"] < score["contract"]  # the course's order
     assert all(pct(r, s) == 100 for r in ("structure", "code", "internals") for s in ("raw", "generic"))
     assert pct("retryable", "generic") == 0 < pct("next", "generic") == pct("next", "raw")
+    reading = _shown("10", "ranked = sorted(score, key=score.get)")
+    assert "Generic fails `next` as often as raw does." in reading
     assert all(pct(r, "plain") == 0 for r in ("echo", "internals", "length"))
     assert all(pct(r, "plain") == 100 for r in ("structure", "code", "retryable", "next"))
     assert not [r for r in RULES_10 if pct(r, "contract")] and score["contract"] == 100
     assert "the contract fails: no rule, on any answer" in out and "The contract passes every rule on every answer" in said
-    assert score["raw"] < score[server] < score["plain"] and "scores between raw and plain" in said
-    assert all(pct(r, server) > 0 for r in ("echo", "internals", "length")) and "it echoes, leaks internals and runs long" in said
+    ranked = sorted(score, key=score.get)
+    lo, hi = ranked[ranked.index(server) - 1], ranked[ranked.index(server) + 1]
+    assert score["raw"] < score[server] < score["plain"]
+    assert f"The real server scores {score[server]:.1f}, between {lo} ({score[lo]:.1f}) and {hi} ({score[hi]:.1f})." in reading
+    own = [r for r in RULES_10 if pct(r, server) > 0 and pct(r, "plain") == 0]
+    assert own == ["echo", "internals", "length"] and "Unlike plain, it fails `echo`, `internals` and `length` on some answers." in reading
     assert "recorded 2026-12-06" in out and "2026.10.19" in server
 
 
