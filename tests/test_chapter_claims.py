@@ -375,8 +375,10 @@ CLAIMS = [
           shows=(r"\+36\.7 to \+40\.0", r"N = 30", r"gpt-4o-mini .* not significant"),
           lacks=(r"simulated", r"stand-in", r"atlas-offline")),
     # 12
-    Claim("12", r"With `user`, four of five values reach the handler", 'values = ["ACC-4471"',
-          shows=(r"(?m)^4471 +not_found / stop +invalid_argument / retry_changed",)),
+    Claim("12", r"With `user`, every value passes the schema, so the handler must answer each one", 'values = ["ACC-4471"',
+          shows=(r"(?m)^4471 +not_found / stop +invalid_argument / retry_changed",),
+          holds=lambda out: (lambda m: m is not None and m[1] == m[2])(
+              re.search(r"With `user`, (\d+) of (\d+) values reach the handler", out))),
     Claim("12", r"That failure is the stand-in's fixed vocabulary", "calls, errors = run.trace",
           shows=(r"^\[simulated", r'(?m)^first call: \{"account_id":"ACC-4471"\} -> invalid_argument$')),
     # solutions
@@ -402,22 +404,12 @@ CLAIMS = [
         lambda kinds: bool(kinds) and {k for ks in kinds for k in ks.split(", ")} <= {"rate_limit", "timeout"})(re.findall(r"\(([^)]*)\)",
         re.search(r"(?m)^step 1: (.*)$", out).group(1)))),
     # 14
+    Claim("14", r"The contract against raw, paired, with Fisher's test beside McNemar's", 'compare_arms(records, a="contract"',
+          shows=(r"Fisher's exact p", r"(?m)^Data: simulated \(offline stand-in\)\. Simulated: the result is set by the assumed rates\.$")),
     Claim("14", r"Offline, the stand-in's answer passes the cut total on as the total", 'print(runs["raw"])',
           shows=(r"assistant: .*\$798\.00 in total",)),
     Claim("14", r"the stand-in is built to ask once more and, when the second result is flagged too, to say so", 'print(runs["contract"].final_text)',
           shows=(r"marked incomplete", r"Grade\(correct=True")),
-    Claim("14", r"\*\*contract\*\*: right in every cell by construction", "cell_table(records)",
-          holds=lambda out: all(r[3].startswith("100%") for r in _table(out) if r[1] == "contract")),
-    Claim("14", r"\*\*raw and generic, implicit cells\*\*: never recovered, and the answer passes the wrong figure on every time",
-          "cell_table(records)", holds=lambda out: all(r[3].startswith("0%") and r[4].startswith("100%") for r in _table(out)
-                                                       if r[0].startswith("implicit") and r[1] in ("raw", "generic"))),
-    Claim("14", r"in the permanent cells, the ones ToolMaze's two figures describe, raw and generic recover in neither the "
-                r"explicit nor the implicit row, and the contract in both", "cell_table(records)",
-          holds=lambda out: [r[3].split(" [")[0] for r in _table(out) if r[0].endswith("permanent")]
-          == ["100%", "0%", "0%", "100%", "0%", "0%"] and [r[1] for r in _table(out) if r[0].endswith("permanent")]
-          == ["contract", "generic", "raw"] * 2),
-    Claim("14", r"the transient ones vary, the permanent ones do not", "cell_table(records)",
-          holds=lambda out: len({r[3] for r in _table(out) if r[0] == "explicit, transient" and r[1] != "contract"}) > 1),
     # 15
     Claim("15", r"8 tools|seven Atlas tools with their `input_schema`s, one more tool, `finish`", "prompts = (await client.list_prompts())",
           shows=(r"8 tools and 27 prompts \(T01 to T27\)", r"(?m)^finish +no +answer$")),
@@ -856,11 +848,19 @@ def test_ch10_breaking_changes_are_the_ones_the_schema_rejects():
 
 
 def test_ch11_one_off_transients_score_the_same_with_faults_on_and_off():
-    rows = _rows(_shown("11", "twins = {s: paired_recovery(rs)"))
-    assert "score the same either way in every style" in _said("11", "The tickets whose faults clear inside the harness")
-    for row in rows:
-        if row["ticket"] in ("T10", "T12", "T13", "T25"):
-            assert all(len(set(row[s].split(" vs "))) == 1 for s in ("raw", "contract")), row
+    table, said = _shown("11", "twins = {s: paired_recovery(rs)").split("\nOf the tickets whose fault clears", 1)
+    rows = _rows(table)
+    styles = [k for k in rows[0] if k not in ("ticket", "injected fault")]
+    m = re.fullmatch(r" in the harness \(([^)]*)\), (.+) score the same with faults on and off in every style\. With faults "
+                     r"off, an error of the ticket's own still reached the model on (.+)\.\s*", said)
+    assert m and styles, said
+    clears = [r["ticket"] for r in rows if "(always)" not in r["injected fault"]]
+    assert m[1].split(", ") == clears == ["T10", "T12", "T13", "T25"]
+    same = [r["ticket"] for r in rows if r["ticket"] in clears and all(len(set(r[s].split(" vs "))) == 1 for s in styles)]
+    assert m[2].split(", ") == same == clears  # the computed list matches the table, and every one-off clears
+    assert "T14" in m[3].split(", ")  # its own refund limit, which the prose names
+    said = _said("11", "The mechanics hold for any model")
+    assert "never shows the model the injected error" in said and "the refund limit in T04 and T14" in said
 
 
 def test_ch11_the_papermill_command_in_the_chapter_passes_a_list_the_chapter_accepts():
@@ -918,11 +918,15 @@ def test_ch12_the_endpoint_call_count_is_computed_not_written():
     assert "six calls" not in _said("12", "With the endpoint surface")
 
 
-def test_ch12_the_vague_name_lets_four_of_five_values_reach_the_handler():
-    rows = _rows(_shown("12", 'values = ["ACC-4471", "4471"'))
-    assert "four of five values reach the handler" in _said("12", "With `user`, four of five values")
+def test_ch12_the_vague_name_lets_every_value_reach_the_handler():
+    table, said = _shown("12", 'values = ["ACC-4471", "4471"').split("\nWith `user`, ", 1)
+    rows = _rows(table)
+    assert "every value passes the schema" in _said("12", "With `user`, every value passes the schema")
+    assert not any(r["user: string"].startswith("invalid_argument") for r in rows)
     assert sum(r["user: string"] == "not_found / stop" for r in rows) == 4
     assert sum(r["account_id: ACC-0000 pattern"] == "invalid_argument / retry_changed" for r in rows) == 4
+    assert said.startswith(f"{len(rows)} of {len(rows)} values reach the handler, and 4 of them get `not_found` and "
+                           f"`stop`. With `account_id`, 1 of {len(rows)} do.")
 
 
 def test_ch12_concise_is_about_half_of_detailed_and_the_guides_ratio_is_larger():
@@ -936,6 +940,59 @@ def test_ch12_concise_is_about_half_of_detailed_and_the_guides_ratio_is_larger()
 def test_ch12_a_live_model_is_not_predicted():
     said = _said("12", "fixed vocabulary")
     assert "a live model would send" not in said and "for a live run to show" in said
+
+
+def test_ch13_the_gap_to_the_library_is_read_from_the_audit_and_the_sweep():
+    audit = _rows(_shown("13", "verdicts = {name: audit(fn)"))
+    printed = _shown("13", 'print(f"{name}: {')
+    said = _shown("13", "gap = [r for r in by_arm")
+    m = re.match(r"Offline, yours passes (\d+) of (\d+) properties, and misses (\d+) episode\(s\) the library gets right: "
+                 r"(.+?)\.(?: |$)", said)
+    assert m, said
+    assert (int(m[1]), int(m[2])) == (sum(r["step 3"] == "✓" for r in audit), len(audit))
+    wrong = lambda arm: re.search(rf"(?m)^{re.escape(arm)}: (.*); with faults off, (\d+) wrong$", printed)  # noqa: E731
+    yours, library = wrong("yours (step 3)"), wrong("library")
+    assert library[1] == "none" and library[2] == "0" and yours[2] == "0"  # so every miss of yours is one the library got
+    missed = re.split(r", (?=T\d)", m[4])
+    assert [t.split(" ")[0] for t in missed] == [t.split(" ")[0] for t in re.split(r", (?=T\d)", yours[1])]
+    assert int(m[3]) == len(missed) and "Retry-After 30 s" in m[4]
+    assert "a longer one is tried once" in _said("13", "The properties do not pin everything down")
+
+
+def _reading_14() -> tuple[list[dict[str, str]], dict[str, re.Match]]:
+    table = _rows(_shown("14", "cell_table(records)"))
+    said = _shown("14", "by_cell = recovery_by_cell(records)")
+    assert said.startswith("Offline, the stand-in's rules played out:") and "Data: simulated" in _shown("14", "cell_table(records)")
+    lines = {m[1]: m for m in re.finditer(r"(?m)^- \*\*(\w+)\*\*: recovered (.*?); silently wrong (\d+)% \[\d+%, \d+%\] "
+                                          r"\((\d+)/(\d+)\)\.$", said)}
+    assert set(lines) == {r["style"] for r in table}
+    return table, lines
+
+
+def test_ch14_the_reading_is_the_tables_rates():
+    table, lines = _reading_14()
+    assert "The cell below reads each style's rates from the records" in _said("14", "The cell below reads each style's rates")
+    for style, m in lines.items():
+        found = {f"{a}, {b}": (int(pct), int(n)) for a, b, pct, _, n in
+                 re.findall(r"(\w+) (\w+) (\d+)% \[\d+%, \d+%\] \((\d+)/(\d+)\)", m[2])}
+        rows = {r["cell"]: r for r in table if r["style"] == style}
+        assert found == {c: (int(r["recovered [95% CI]"].split("%")[0]), int(r["episodes"])) for c, r in rows.items()}
+        implicit = [r for c, r in rows.items() if c.startswith("implicit")]
+        assert int(m[5]) == sum(int(r["episodes"]) for r in implicit)
+        assert int(m[4]) == sum(round(int(r["silently wrong [95% CI]"].split("%")[0]) * int(r["episodes"]) / 100) for r in implicit)
+
+
+def test_ch14_the_rules_the_prose_gives_are_borne_out_by_the_table():
+    table, lines = _reading_14()
+    rules = _said("14", "The rules: the stand-in is built to follow")
+    rate = lambda style, cell: int(_one(table, style=style, cell=cell)["recovered [95% CI]"].split("%")[0])  # noqa: E731
+    assert "built to follow a contract's `next` and a result's `complete: false`" in rules
+    assert all(rate("contract", r["cell"]) == 100 for r in table) and lines["contract"][4] == "0"
+    assert "helps on a transient outage and loops on a permanent one" in rules
+    assert rate("generic", "explicit, transient") > rate("generic", "explicit, permanent") == 0
+    assert "a retry works once a transient outage clears" in rules and rate("raw", "explicit, transient") > 0
+    assert "Nothing in a silently wrong result differs from a true one" in rules
+    assert all(lines[s][3] == "100" for s in ("raw", "generic"))
 
 
 # --- chapter 16, "Errors in the wild": real tau-bench transcripts (gpt-4o, airline) --------------------------------
@@ -1042,10 +1099,12 @@ CLAIMS_16 = [
     Claim(CH16, r"AgentDojo's errors are exceptions' own words, and some do name a step", "dojo_readings = read_by_rubric(",
           holds=lambda out: (lambda rows: rows["next"][0] > 0 and rows["internals"][0] == 0 and rows["structure"][0] == 0)(
               _judged(out, 2))),
-    Claim(CH16, r"The errors that name a step are mostly one kind", "pydantic = sum(",
-          holds=lambda out: (lambda m: m is not None and int(m[1]) == int(m[2]) and 2 * int(m[4]) > int(m[3]) > 0)(
+    Claim(CH16, r"the line above says where the errors that name a step come from", "kind, most = Counter(",
+          holds=lambda out: (lambda m: m is not None and int(m[1]) == int(m[2]) and 0 < int(m[4]) <= int(m[3])
+                             and round(100 * int(m[4]) / int(m[3])) == int(m[5]) and 0 < int(m[7]) <= int(m[3])
+                             and 0 < int(m[8]) <= int(m[3]))(
               re.search(r"(\d+) of the (\d+) texts fail the internals rule.* (\d+) name a next step, and (\d+) of "
-                        r"those are pydantic", out))),
+                        r"those \((\d+)%\) are `(\w+)`s\. They come from (\d+) tools and (\d+) tasks\.", out))),
     Claim(CH16, r"Here both sides have episodes", "next_step_rows(split_dojo",
           holds=lambda out: all(int(re.search(r"\((\d+)/(\d+)\)", _col(out, first, 1))[2]) > 0
                                 for first in ("at least one error named", "no error named"))),
