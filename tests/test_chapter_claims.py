@@ -1099,7 +1099,7 @@ CLAIMS_16 = [
     Claim(CH16, r"AgentDojo's errors are exceptions' own words, and some do name a step", "dojo_readings = read_by_rubric(",
           holds=lambda out: (lambda rows: rows["next"][0] > 0 and rows["internals"][0] == 0 and rows["structure"][0] == 0)(
               _judged(out, 2))),
-    Claim(CH16, r"the line above says where the errors that name a step come from", "kind, most = Counter(",
+    Claim(CH16, r"the line above says where the errors that name a step come from", "kinds = Counter(ev.text",
           holds=lambda out: (lambda m: m is not None and int(m[1]) == int(m[2]) and 0 < int(m[4]) <= int(m[3])
                              and round(100 * int(m[4]) / int(m[3])) == int(m[5]) and 0 < int(m[7]) <= int(m[3])
                              and 0 < int(m[8]) <= int(m[3]))(
