@@ -2,6 +2,10 @@
 rates set the result; a live or replayed source's never do."""
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 from atlas_kit.experiments.captions import SIMULATED_NOTE, data_caption, source_caption
 from atlas_kit.types.records import Source
 
@@ -19,3 +23,17 @@ def test_records_of_mixed_sources_say_which_part_the_rates_set():
     assert data_caption([simulated]).endswith("Simulated: the result is set by the assumed rates.")
     assert data_caption([live]) == "Data: live (claude-sonnet-5-5, 2026-10-07)."
     assert data_caption([simulated, live]).endswith("The simulated episodes' result is set by the assumed rates.")
+
+
+def test_every_stored_caption_of_the_stand_in_s_runs_says_its_rates_set_the_result():
+    """A table of the stand-in's runs in any stored chapter or solution names its source with the note, so no
+    comparison on it reads as a finding (issue 50)."""
+    root = Path(__file__).resolve().parent.parent
+    bare = re.compile(r"(?:Source|Data): simulated \(offline[^)]*\)\.(?! [Ss]imulated: the result is set by the assumed rates)")
+    found = []
+    for path in sorted([*root.glob("chapters/*.ipynb"), *root.glob("solutions/*.ipynb")]):
+        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            for out in cell.get("outputs", []):
+                text = "".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
+                found += [f"{path.name} cell {i}: {m.group(0)}" for m in bare.finditer(text)]
+    assert not found, "\n".join(found)
