@@ -27,11 +27,15 @@ def data_caption(records: Iterable[Mapping[str, object]]) -> str:
     """The end of an outcome table's caption: "Data: <source>.", then the simulated note as its own sentence."""
     listed = list(records)
     note = simulated_note(listed)
-    return f"Data: {source_label(listed)}." + (f" {note[0].upper()}{note[1:]}." if note else "")
+    return f"Data: {source_label(listed)}.{_sentence(note)}"
 
 
 def source_caption(source: Source) -> str:
     """The end of a caption for runs of one source (a table of single runs, no records): "Source: <short label>.",
     then, for the stand-in, SIMULATED_NOTE as its own sentence, as data_caption says it for records."""
-    note = f" {SIMULATED_NOTE[0].upper()}{SIMULATED_NOTE[1:]}." if source.kind == "simulated" else ""
-    return f"Source: {source.short}.{note}"
+    return f"Source: {source.short}.{_sentence(SIMULATED_NOTE if source.kind == 'simulated' else '')}"
+
+
+def _sentence(note: str) -> str:
+    """A note as a sentence of its own after a caption's source: ' Note, capitalised.', or '' for no note."""
+    return f" {note[0].upper()}{note[1:]}." if note else ""
